@@ -1,0 +1,88 @@
+# mmdem - plain GNU make. Targets: all test validate bench deps install clean
+PREFIX   ?= /usr/local
+BUILD    ?= build
+CC       := mpicc
+CXX      := mpicxx
+SANITIZE ?=
+PETSC_CFLAGS := $(shell pkg-config --cflags PETSc 2>/dev/null)
+PETSC_LIBS   := $(shell pkg-config --libs PETSc 2>/dev/null)
+YAML_LIBS    := $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
+VTK_INC      := -I/usr/include/vtk-9.1
+VTK_LIBS     := -lvtkIOParallelXML-9.1 -lvtkIOXML-9.1 -lvtkIOCore-9.1 -lvtkParallelMPI-9.1 \
+                -lvtkParallelCore-9.1 -lvtkCommonExecutionModel-9.1 -lvtkCommonDataModel-9.1 \
+                -lvtkCommonCore-9.1 -lstdc++
+OPT      ?= -O2 -g
+SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
+CPPFLAGS := -DPETSC_SKIP_COMPLEX -Isrc/core -I$(BUILD) $(PETSC_CFLAGS)
+CFLAGS   := $(OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP $(SANFLAGS)
+CXXFLAGS := $(OPT) -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP $(VTK_INC) $(SANFLAGS)
+LDLIBS   := $(PETSC_LIBS) -lgmsh $(YAML_LIBS) $(VTK_LIBS) -ldl -lm
+LDFLAGS  := $(SANFLAGS)
+
+LIB_SRC  := $(filter-out src/core/main.c,$(wildcard src/core/*.c src/shapes/*.c src/contact/*.c src/search/*.c src/integrators/*.c))
+LIB_CXX  := $(wildcard src/core/*.cxx)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_CXX:%.cxx=$(BUILD)/%.o)
+STYLE_SRC := $(LIB_SRC)
+TEST_SRC := $(wildcard tests/unit/*.c)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+PLUGIN_SRC := $(wildcard plugins/*.c)
+
+.PHONY: all test validate bench deps install clean plugins
+all: $(BUILD)/libmmdem.so $(BUILD)/mmdem $(TEST_BIN)
+
+# LAMMPS-style registration: marker lines DEM_STYLE(kind, "name", Fn) are collected into
+# build/styles.inc, which src/core/registry.c includes (STYLE.md item 6).
+$(BUILD)/styles.inc: $(STYLE_SRC) Makefile
+	@mkdir -p $(BUILD)
+	@grep -h '^DEM_STYLE(' $(STYLE_SRC) | sort > $@.tmp; \
+	 if ! cmp -s $@.tmp $@; then mv $@.tmp $@; else rm -f $@.tmp; fi
+
+$(BUILD)/src/core/registry.o: $(BUILD)/styles.inc
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.cxx
+	@mkdir -p $(dir $@)
+	$(CXX) -Isrc/core $(CXXFLAGS) -c $< -o $@
+
+$(BUILD)/libmmdem.so: $(LIB_OBJ)
+	$(CC) -shared -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/mmdem: $(BUILD)/src/core/main.o $(BUILD)/libmmdem.so
+	$(CC) -o $@ $< $(LDFLAGS) -L$(BUILD) -lmmdem -Wl,-rpath,'$$ORIGIN' $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmmdem.so tests/dem_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(BUILD) -lmmdem -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+
+test: all
+	@bash tests/run.sh quick
+
+validate: all
+	@bash tests/run.sh validate
+
+bench: all
+	@bash benchmarks/run.sh
+
+# one-time set-up on Debian 12 (idempotent): exactly the packages of BUILD-NOTES.md, plus
+# python3-vtk9 (tests read VTK files back with VTK itself) and gnuplot-nox (plots)
+DEPS := build-essential pkg-config petsc-dev libgmsh-dev libyaml-dev libvtk9-dev python3-vtk9 gnuplot-nox
+deps:
+	@if dpkg-query -W -f='$${Status}\n' $(DEPS) 2>/dev/null | grep -vq 'install ok installed' || \
+	    [ $$(dpkg-query -W -f='$${Status}\n' $(DEPS) 2>/dev/null | grep -c 'install ok installed') -ne $(words $(DEPS)) ]; then \
+	  SUDO=$$( [ $$(id -u) -eq 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $(DEPS); \
+	else echo "deps: all packages present"; fi
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/mmdem
+	install -m 755 $(BUILD)/mmdem $(DESTDIR)$(PREFIX)/bin/mmdem
+	install -m 755 $(BUILD)/libmmdem.so $(DESTDIR)$(PREFIX)/lib/libmmdem.so
+	install -m 644 src/core/dem.h src/core/demimpl.h $(DESTDIR)$(PREFIX)/include/mmdem/
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,150 @@
+/*
+  friction.h - the tangential spring with Coulomb stick/slip shared by the built-in contact
+  laws (hooke.c, hertz_mindlin.c), and helpers for reading their parameters.
+
+  Tangential model (003 eq. (21), (23); 001 eq. (29)-(36)): a spring s accumulates the
+  tangential relative displacement at the contact point; its force is Ft = -kt s - ct vt.
+  History layout, DEM_FRICTION_HISTSIZE reals per contact slot:
+    h[0..2]  spring elongation s (world frame, lies in the tangent plane of the last commit)
+    h[3]     slip flag: 1 while sliding (dynamic friction), 0 while sticking
+
+  Per evaluation:
+    1. s is rotated into the current tangent plane keeping its magnitude (the normal component
+       is removed and the rest rescaled to |s|), so a rigid rotation of the pair neither
+       creates nor destroys stored tangential energy;
+    2. vt = vrel - (vrel . n) n, s_trial = s + vt dt, Ft = -kt s_trial - ct vt;
+    3. Coulomb limit: mu_s max(fn, 0) while sticking, mu_d max(fn, 0) while sliding (the state
+       of the committed slip flag). A sticking contact whose |Ft| exceeds the static limit is
+       capped at that limit and becomes sliding; a sliding contact is capped at the dynamic
+       limit and returns to sticking when |Ft| falls below it. At the limit Ft is scaled to the
+       limit and the spring is reset to s = -(Ft + ct vt) / kt (the return mapping of
+       001 eq. (35)-(36));
+    4. only with `commit` are s and the slip flag written back, so that the trial evaluations
+       of implicit integrators leave the history untouched.
+  The dissipation power is ct |vt|^2 (dashpot) + 0.5 kt (|s_trial|^2 - |s|^2) / dt (the
+  energy removed by the return mapping over the step).
+*/
+#pragma once
+#include "demimpl.h"
+
+#define DEM_FRICTION_HISTSIZE 4
+
+/*
+  DemFrictionSpring_Private - one contact of the tangential spring above.
+
+  Input:  n (unit normal, b to a), vrel (velocity of a relative to b at the contact point),
+          dt (> 0 for a dissipation rate), kt (>= 0), ct (>= 0), fn (normal force, may be
+          negative when damping pulls), mu_s, mu_d, h (history slot or NULL: zero spring and
+          nothing stored), commit
+  Output: ft (force on a), energy (0.5 kt |s|^2), dissip (power, W), slip (1 at the limit)
+
+  Inline: it is the inner loop of the laws; no allocation, no indirect call.
+*/
+static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip)
+{
+  PetscReal s[3] = {0, 0, 0}, vt[3], st[3], f[3];
+  PetscReal vn, sn, s2, sr2, st2, f2, flim, fmag, mu;
+  int       sliding = 0, atlimit = 0;
+
+  if (h) {
+    s[0]    = h[0];
+    s[1]    = h[1];
+    s[2]    = h[2];
+    sliding = h[3] > 0.5;
+    /* rotate into the current tangent plane, keeping the magnitude */
+    s2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
+    if (s2 > 0) {
+      sn = s[0] * n[0] + s[1] * n[1] + s[2] * n[2];
+      s[0] -= sn * n[0];
+      s[1] -= sn * n[1];
+      s[2] -= sn * n[2];
+      sr2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
+      /* a spring (anti)parallel to the new normal has no tangential direction left: drop it */
+      if (sr2 > 1e-24 * s2) {
+        const PetscReal r = PetscSqrtReal(s2 / sr2);
+        s[0] *= r;
+        s[1] *= r;
+        s[2] *= r;
+      } else s[0] = s[1] = s[2] = 0;
+    }
+  }
+  vn    = vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2];
+  vt[0] = vrel[0] - vn * n[0];
+  vt[1] = vrel[1] - vn * n[1];
+  vt[2] = vrel[2] - vn * n[2];
+  st[0] = s[0] + vt[0] * dt;
+  st[1] = s[1] + vt[1] * dt;
+  st[2] = s[2] + vt[2] * dt;
+  f[0]  = -kt * st[0] - ct * vt[0];
+  f[1]  = -kt * st[1] - ct * vt[1];
+  f[2]  = -kt * st[2] - ct * vt[2];
+  f2    = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
+  mu    = sliding ? mu_d : mu_s;
+  flim  = mu * (fn > 0 ? fn : 0);
+  st2   = st[0] * st[0] + st[1] * st[1] + st[2] * st[2];
+  if (f2 > flim * flim) {
+    atlimit = 1;
+    fmag    = PetscSqrtReal(f2);
+    f[0] *= flim / fmag;
+    f[1] *= flim / fmag;
+    f[2] *= flim / fmag;
+    if (kt > 0) {
+      s[0] = -(f[0] + ct * vt[0]) / kt;
+      s[1] = -(f[1] + ct * vt[1]) / kt;
+      s[2] = -(f[2] + ct * vt[2]) / kt;
+    } else s[0] = s[1] = s[2] = 0;
+  } else {
+    s[0] = st[0];
+    s[1] = st[1];
+    s[2] = st[2];
+  }
+  s2      = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
+  ft[0]   = f[0];
+  ft[1]   = f[1];
+  ft[2]   = f[2];
+  *energy = 0.5 * kt * s2;
+  *dissip = ct * (vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]) + (dt > 0 ? 0.5 * kt * (st2 - s2) / dt : 0);
+  *slip   = atlimit;
+  if (h && commit) {
+    h[0] = s[0];
+    h[1] = s[1];
+    h[2] = s[2];
+    h[3] = atlimit ? 1.0 : 0.0;
+  }
+}
+
+/* zeroes a history slot (a contact that opened) */
+static inline void DemFrictionReset_Private(PetscReal *h)
+{
+  h[0] = h[1] = h[2] = h[3] = 0;
+}
+
+/* damping ratio of a linear spring-dashpot with restitution e in (0, 1]:
+   zeta = |ln e| / sqrt(pi^2 + ln^2 e) (001 after eq. (23)); e = 1 gives 0 */
+static inline PetscReal DemDampingRatio_Private(PetscReal e)
+{
+  const PetscReal l = PetscLogReal(e);
+  return PetscAbsReal(l) / PetscSqrtReal(PETSC_PI * PETSC_PI + l * l);
+}
+
+/*
+  DemLawParamReal_Private - reads an optional real `key` of the params mapping `cfg` (may be
+  NULL) and checks lo < val (lo_open) or lo <= val, and val <= hi (hi_open: val < hi; hi =
+  PETSC_MAX_REAL: no upper bound). A value out of range is an error at the value's node that
+  names the law, the key and the allowed range. *set tells whether the key was given; *val is
+  untouched when it was not.
+*/
+PETSC_INTERN PetscErrorCode DemLawParamReal_Private(DemNode cfg, const char law[], const char key[], PetscReal lo, PetscBool lo_open, PetscReal hi, PetscBool hi_open, PetscReal *val, PetscBool *set);
+
+/*
+  DemLawFriction_Private - mu_s and mu_d of a law: `both` (e.g. "mu" or "friction") sets the
+  two, else `mu_s` and `mu_d` each from params, else the arithmetic mean of the two materials'
+  values. Refuses `both` together with mu_s/mu_d, negative values and mu_d > mu_s.
+*/
+PETSC_INTERN PetscErrorCode DemLawFriction_Private(DemNode cfg, const char law[], const char both[], const DemMaterialPair *mp, PetscReal *mu_s, PetscReal *mu_d);
+
+/*
+  DemLawRestitution_Private - restitution e in (0, 1] from params key `restitution` (*set
+  true) or the arithmetic mean of the two materials' values (*set false).
+*/
+PETSC_INTERN PetscErrorCode DemLawRestitution_Private(DemNode cfg, const char law[], const DemMaterialPair *mp, PetscReal *e, PetscBool *set);

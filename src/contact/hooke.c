@@ -1,0 +1,155 @@
+/*
+  hooke.c - linear spring-dashpot contact with a tangential history spring and Coulomb
+  stick/slip friction ("hooke"; the model of LAMMPS gran/hooke/history).
+
+  Model (003_9f0cdbfccae61a56.txt eq. (20)-(25)), per contact with overlap delta = -gap > 0,
+  unit normal n (b to a), relative velocity v of a w.r.t. b at the contact point,
+  vn = v . n (< 0 approaching), effective mass m:
+    normal      fn = kn delta - m gamma_n vn           (eq. (20); cn = m gamma_n)
+    tangential  Ft = -kt s - m gamma_t vt, |Ft| <= mu fn  (eq. (21), (23); friction.h)
+    energy      0.5 kn delta^2 + 0.5 kt |s|^2          (eq. (27))
+  The normal force is not clamped at zero when the dashpot pulls at the end of a collision:
+  the analytic damped-oscillator solution of 003 eq. (32)-(34) and the restitution formula
+  below assume the purely linear law.
+
+  Keys (`params:` of the contact entry):
+    kn       normal stiffness [N/m], > 0, required
+    kt       tangential stiffness [N/m], > 0 [2/7 kn]
+    gamma_n  normal damping [1/s], >= 0; dashpot force -m gamma_n vn (LAMMPS convention)
+    gamma_t  tangential damping [1/s], >= 0 [gamma_n / 2, per contact when gamma_n is derived]
+    restitution  e in (0, 1], instead of gamma_n: gamma_n = 2 zeta sqrt(kn / m) for each
+             contact's effective mass m, zeta = -ln e / sqrt(pi^2 + ln^2 e) (e = 1: zeta = 0),
+             so that a head-on collision of the linear law rebounds with exactly e
+    mu       friction coefficient (sets mu_s and mu_d), >= 0; or
+    mu_s, mu_d  static and dynamic friction, 0 <= mu_d <= mu_s
+  Mixing rule: restitution (when neither gamma_n nor restitution is given) and friction
+  (when not given) are the arithmetic mean of the two materials' values.
+
+  Critical time: the collision duration of the damped oscillator,
+  tc = pi / sqrt(kn/m - (gamma_n/2)^2), with gamma_n derived for that m when it comes from
+  restitution; an overdamped pair (no rebound) reports the undamped pi sqrt(m/kn).
+*/
+#include "friction.h"
+
+#define DEMCONTACTHOOKE "hooke"
+
+typedef struct {
+  PetscReal kn, kt, gamma_n, gamma_t, zeta, mu_s, mu_d;
+  PetscBool from_e;      /* gamma_n = 2 zeta sqrt(kn/m) per contact */
+  PetscBool has_gamma_t; /* else gamma_t = gamma_n / 2 */
+} DemContactLaw_Hooke;
+
+static PetscErrorCode DemContactLawSetFromConfig_Hooke(DemContactLaw law, DemNode cfg, const DemMaterialPair *mp)
+{
+  DemContactLaw_Hooke *hk     = (DemContactLaw_Hooke *)law->data;
+  const char *const    keys[] = {"kn", "kt", "gamma_n", "gamma_t", "restitution", "mu", "mu_s", "mu_d", NULL};
+  PetscReal            e      = 1;
+  PetscBool            set, has_gn, has_e;
+
+  PetscFunctionBegin;
+  if (!cfg) return DemNodeError(NULL, "kn is required for law hooke: add params: {kn: ...} (normal stiffness, N/m) to the contact entry");
+  PetscCall(DemNodeAllowKeys(cfg, keys));
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTHOOKE, "kn", 0, PETSC_TRUE, PETSC_MAX_REAL, PETSC_FALSE, &hk->kn, &set));
+  DemNodeCheck(cfg, set, "kn is required for law hooke (normal stiffness, N/m, > 0)");
+  hk->kt = 2.0 / 7.0 * hk->kn;
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTHOOKE, "kt", 0, PETSC_TRUE, PETSC_MAX_REAL, PETSC_FALSE, &hk->kt, &set));
+  hk->gamma_n = 0;
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTHOOKE, "gamma_n", 0, PETSC_FALSE, PETSC_MAX_REAL, PETSC_FALSE, &hk->gamma_n, &has_gn));
+  hk->gamma_t = 0;
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTHOOKE, "gamma_t", 0, PETSC_FALSE, PETSC_MAX_REAL, PETSC_FALSE, &hk->gamma_t, &hk->has_gamma_t));
+  if (has_gn) {
+    PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTHOOKE, "restitution", 0, PETSC_TRUE, 1, PETSC_FALSE, &e, &has_e));
+    DemNodeCheck(cfg, !has_e, "law hooke: give either gamma_n or restitution, not both");
+    hk->from_e = PETSC_FALSE;
+    hk->zeta   = 0;
+  } else {
+    PetscCall(DemLawRestitution_Private(cfg, DEMCONTACTHOOKE, mp, &e, &has_e));
+    hk->from_e = PETSC_TRUE;
+    hk->zeta   = DemDampingRatio_Private(e);
+  }
+  PetscCall(DemLawFriction_Private(cfg, DEMCONTACTHOOKE, "mu", mp, &hk->mu_s, &hk->mu_d));
+  law->mp = *mp;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemContactLawCompute_Hooke(DemContactLaw law, const DemContactBatch *batch, PetscReal dt, PetscBool commit, DemContactForces *out)
+{
+  const DemContactLaw_Hooke *hk = (const DemContactLaw_Hooke *)law->data;
+  const PetscReal            kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < batch->n; i++) {
+    const PetscReal *n   = batch->nrm + 3 * i, *v = batch->vrel + 3 * i;
+    const PetscReal  gap = batch->gap[i], m = batch->meff[i];
+    PetscReal       *h   = batch->hist[i] >= 0 ? batch->history + batch->hist[i] * batch->histsize : NULL;
+    PetscReal        delta, gn, gt, cn, ct, vn, fn, et, dt_;
+
+    if (!(gap < 0)) {
+      out->fn[i] = out->dfn_dgap[i] = out->cn[i] = out->kt[i] = out->energy[i] = out->dissip[i] = 0;
+      out->ft[3 * i] = out->ft[3 * i + 1] = out->ft[3 * i + 2] = 0;
+      out->slip[i]                                             = 0;
+      if (h && commit) DemFrictionReset_Private(h);
+      continue;
+    }
+    delta = -gap;
+    gn    = hk->from_e ? 2 * hk->zeta * PetscSqrtReal(kn / m) : hk->gamma_n;
+    gt    = hk->has_gamma_t ? hk->gamma_t : 0.5 * gn;
+    cn    = m * gn;
+    ct    = m * gt;
+    vn    = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+    fn    = kn * delta - cn * vn;
+    DemFrictionSpring_Private(n, v, dt, kt, ct, fn, mu_s, mu_d, h, commit, out->ft + 3 * i, &et, &dt_, &out->slip[i]);
+    out->fn[i]       = fn;
+    out->dfn_dgap[i] = -kn;
+    out->cn[i]       = cn;
+    out->kt[i]       = kt;
+    out->energy[i]   = 0.5 * kn * delta * delta + et;
+    out->dissip[i]   = cn * vn * vn + dt_;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemContactLawCriticalDt_Hooke(DemContactLaw law, PetscReal m_eff, PetscReal r_eff, PetscReal v_rel, PetscReal *dt)
+{
+  const DemContactLaw_Hooke *hk = (const DemContactLaw_Hooke *)law->data;
+  PetscReal                  w2, gn, d;
+
+  PetscFunctionBegin;
+  (void)r_eff;
+  (void)v_rel;
+  PetscCheck(m_eff > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "law hooke: effective mass must be > 0, got %g", (double)m_eff);
+  w2  = hk->kn / m_eff;
+  gn  = hk->from_e ? 2 * hk->zeta * PetscSqrtReal(w2) : hk->gamma_n;
+  d   = w2 - 0.25 * gn * gn;
+  *dt = d > 0 ? PETSC_PI / PetscSqrtReal(d) : PETSC_PI / PetscSqrtReal(w2);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemContactLawDestroy_Hooke(DemContactLaw law)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(law->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemContactLawCreate_Hooke - constructor of the "hooke" law: fills the ops, allocates the
+  parameters (set by setfromconfig), 4 history reals per contact (friction.h), activation 0.
+*/
+PetscErrorCode DemContactLawCreate_Hooke(DemContactLaw law)
+{
+  DemContactLaw_Hooke *hk;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&hk));
+  law->data               = hk;
+  law->ops->setfromconfig = DemContactLawSetFromConfig_Hooke;
+  law->ops->compute       = DemContactLawCompute_Hooke;
+  law->ops->criticaldt    = DemContactLawCriticalDt_Hooke;
+  law->ops->destroy       = DemContactLawDestroy_Hooke;
+  law->histsize           = DEM_FRICTION_HISTSIZE;
+  law->activation         = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+DEM_STYLE(contact, "hooke", DemContactLawCreate_Hooke)

@@ -1,0 +1,240 @@
+/*
+  forces.c - forces as a function of a state (DESIGN.md "Forces are a function of a state").
+
+  DemForcesCompute evaluates, at a given state (positions, orientations, velocities):
+  gravity and external loads, then every contact: the narrow phase once per batch of
+  candidate pairs of one shape-kind pair, the contact law once per batch of contacts that
+  share a law, and the assembly of forces and torques in plain loops over the columns.
+  History is written only when `commit` is set, so implicit integrators may evaluate trial
+  states freely.
+*/
+#include "demimpl.h"
+
+static PetscErrorCode DemForcesReserve(DemSim sim, PetscInt n)
+{
+  DemContactForces *cf = &sim->cf;
+
+  PetscFunctionBegin;
+  if (n <= sim->cfcap) PetscFunctionReturn(PETSC_SUCCESS);
+  n = PetscMax(n, 2 * sim->cfcap);
+  PetscCall(PetscFree(cf->fn));
+  PetscCall(PetscFree(cf->ft));
+  PetscCall(PetscFree(cf->dfn_dgap));
+  PetscCall(PetscFree(cf->cn));
+  PetscCall(PetscFree(cf->kt));
+  PetscCall(PetscFree(cf->energy));
+  PetscCall(PetscFree(cf->dissip));
+  PetscCall(PetscFree(cf->slip));
+  PetscCall(PetscFree(sim->vrel));
+  PetscCall(PetscFree(sim->meff));
+  PetscCall(PetscFree(sim->order));
+  PetscCall(PetscMalloc1(n, &cf->fn));
+  PetscCall(PetscMalloc1(3 * n, &cf->ft));
+  PetscCall(PetscMalloc1(n, &cf->dfn_dgap));
+  PetscCall(PetscMalloc1(n, &cf->cn));
+  PetscCall(PetscMalloc1(n, &cf->kt));
+  PetscCall(PetscMalloc1(n, &cf->energy));
+  PetscCall(PetscMalloc1(n, &cf->dissip));
+  PetscCall(PetscMalloc1(n, &cf->slip));
+  PetscCall(PetscMalloc1(3 * n, &sim->vrel));
+  PetscCall(PetscMalloc1(n, &sim->meff));
+  PetscCall(PetscMalloc1(n, &sim->order));
+  sim->cfcap = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* permutes the contact list so that contacts sharing a law are contiguous */
+static PetscErrorCode DemContactsSortByLaw(DemSim sim)
+{
+  DemContactList *cl = &sim->cl, tmp;
+  PetscInt       *cnt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(sim->nlaw + 1, &cnt));
+  for (PetscInt c = 0; c < cl->n; c++) cnt[cl->law[c] + 1]++;
+  for (PetscInt l = 0; l < sim->nlaw; l++) cnt[l + 1] += cnt[l];
+  for (PetscInt l = 0; l <= sim->nlaw; l++) sim->lawstart[l] = cnt[l];
+  PetscCall(PetscMemzero(&tmp, sizeof(tmp)));
+  PetscCall(DemContactListReserve(&tmp, cl->n));
+  for (PetscInt c = 0; c < cl->n; c++) {
+    PetscInt d     = cnt[cl->law[c]]++;
+    tmp.a[d]       = cl->a[c];
+    tmp.b[d]       = cl->b[c];
+    tmp.feature[d] = cl->feature[c];
+    tmp.hist[d]    = cl->hist[c];
+    tmp.law[d]     = cl->law[c];
+    tmp.gap[d]     = cl->gap[c];
+    tmp.reff[d]    = cl->reff[c];
+    for (int j = 0; j < 3; j++) {
+      tmp.p[3 * d + j]   = cl->p[3 * c + j];
+      tmp.nrm[3 * d + j] = cl->nrm[3 * c + j];
+      tmp.ra[3 * d + j]  = cl->ra[3 * c + j];
+      tmp.rb[3 * d + j]  = cl->rb[3 * c + j];
+    }
+  }
+  tmp.n = cl->n;
+  PetscCall(DemContactListFree(cl));
+  *cl = tmp;
+  PetscCall(PetscFree(cnt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscReal DemRampFactor(const DemLoad *ld, PetscReal t)
+{
+  if (!(ld->ramp[1] > ld->ramp[0])) return 1.0;
+  if (t <= ld->ramp[0]) return 0.0;
+  if (t >= ld->ramp[1]) return 1.0;
+  return (t - ld->ramp[0]) / (ld->ramp[1] - ld->ramp[0]);
+}
+
+PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_jacobian, PetscBool commit, DemForceOut *out)
+{
+  DemBodyStore     *bs = &sim->bodies;
+  DemNeighbourList *nl = &sim->nl;
+  DemContactList   *cl = &sim->cl;
+  DemContactForces *cf = &sim->cf;
+  const PetscInt    nb = bs->n + bs->nghost;
+  PetscReal        *f = out->f, *t = out->t, skin = 0;
+  const PetscReal  *g = sim->gravity;
+
+  PetscFunctionBegin;
+  PetscCheck(!want_jacobian || out->J, sim->comm, PETSC_ERR_ARG_NULL, "want_jacobian needs a matrix in out->J");
+  PetscCall(PetscArrayzero(f, 3 * nb));
+  PetscCall(PetscArrayzero(t, 3 * nb));
+  /* gravity on every mobile body; fixed bodies and walls report only their reactions */
+  for (PetscInt i = 0; i < nb; i++) {
+    if (bs->inv_m[i] == 0) continue;
+    f[3 * i] += bs->m[i] * g[0];
+    f[3 * i + 1] += bs->m[i] * g[1];
+    f[3 * i + 2] += bs->m[i] * g[2];
+  }
+  /* external loads: force at a body-frame point, plus a moment; linear ramp in time */
+  for (PetscInt l = 0; l < sim->nload; l++) {
+    const DemLoad *ld = &sim->loads[l];
+    PetscReal      s  = DemRampFactor(ld, sim->time);
+    for (PetscInt k = 0; k < ld->nids; k++) {
+      PetscInt  i = ld->ids[k];
+      PetscReal F[3] = {s * ld->force[0], s * ld->force[1], s * ld->force[2]}, r[3] = {0, 0, 0};
+      if (ld->haspoint) DemQuatRotate(&st->q[4 * i], ld->point, r);
+      for (int j = 0; j < 3; j++) f[3 * i + j] += F[j];
+      t[3 * i] += r[1] * F[2] - r[2] * F[1] + s * ld->moment[0];
+      t[3 * i + 1] += r[2] * F[0] - r[0] * F[2] + s * ld->moment[1];
+      t[3 * i + 2] += r[0] * F[1] - r[1] * F[0] + s * ld->moment[2];
+    }
+  }
+  /* narrow phase, one call per shape-kind group */
+  for (PetscInt l = 0; l < sim->nlaw; l++) skin = PetscMax(skin, sim->laws[l]->activation);
+  cl->n = 0;
+  for (PetscInt gi = 0; gi < nl->ngroups; gi++) {
+    DemPairBatch pb;
+    DemCollideFn fn;
+    PetscBool    sw;
+    PetscInt     s0 = nl->gstart[gi], s1 = nl->gstart[gi + 1];
+    PetscCall(DemColliderGet_Private(nl->gka[gi], nl->gkb[gi], &fn, &sw));
+    PetscCall(PetscMemzero(&pb, sizeof(pb)));
+    pb.ka    = nl->gka[gi];
+    pb.kb    = nl->gkb[gi];
+    pb.n     = s1 - s0;
+    pb.a     = nl->a + s0;
+    pb.b     = nl->b + s0;
+    pb.pair  = nl->pairidx + s0;
+    pb.shift = (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) ? nl->shift + 3 * s0 : NULL;
+    pb.sim   = sim;
+    pb.state = st;
+    PetscCall(fn(pb.ka, pb.kb, &pb, skin, cl));
+  }
+  /* law of each contact, relative velocity at the contact point, effective mass */
+  PetscCall(DemForcesReserve(sim, cl->n));
+  for (PetscInt c = 0; c < cl->n; c++) {
+    PetscInt a = cl->a[c], b = cl->b[c];
+    cl->law[c] = sim->pairlaw[bs->material[a] * sim->nmat + bs->material[b]];
+  }
+  if (sim->nlaw > 1) PetscCall(DemContactsSortByLaw(sim));
+  else {
+    sim->lawstart[0] = 0;
+    sim->lawstart[1] = cl->n;
+  }
+  {
+    const PetscReal *v = st->v, *w = st->w;
+    PetscReal       *vr = sim->vrel;
+    for (PetscInt c = 0; c < cl->n; c++) {
+      PetscInt         a = cl->a[c], b = cl->b[c];
+      const PetscReal *ra = cl->ra + 3 * c, *rb = cl->rb + 3 * c, *wa = w + 3 * a, *wb = w + 3 * b;
+      PetscReal        im = bs->inv_m[a] + bs->inv_m[b];
+      vr[3 * c]     = (v[3 * a] + wa[1] * ra[2] - wa[2] * ra[1]) - (v[3 * b] + wb[1] * rb[2] - wb[2] * rb[1]);
+      vr[3 * c + 1] = (v[3 * a + 1] + wa[2] * ra[0] - wa[0] * ra[2]) - (v[3 * b + 1] + wb[2] * rb[0] - wb[0] * rb[2]);
+      vr[3 * c + 2] = (v[3 * a + 2] + wa[0] * ra[1] - wa[1] * ra[0]) - (v[3 * b + 2] + wb[0] * rb[1] - wb[1] * rb[0]);
+      sim->meff[c]  = im > 0 ? 1.0 / im : PETSC_MAX_REAL;
+    }
+  }
+  /* contact laws, one call per law batch */
+  for (PetscInt l = 0; l < sim->nlaw; l++) {
+    PetscInt         c0 = sim->lawstart[l], n = sim->lawstart[l + 1] - c0;
+    DemContactBatch  cb;
+    DemContactForces o;
+    if (!n) continue;
+    cb.n        = n;
+    cb.a        = cl->a + c0;
+    cb.b        = cl->b + c0;
+    cb.hist     = cl->hist + c0;
+    cb.feature  = cl->feature + c0;
+    cb.nrm      = cl->nrm + 3 * c0;
+    cb.gap      = cl->gap + c0;
+    cb.reff     = cl->reff + c0;
+    cb.ra       = cl->ra + 3 * c0;
+    cb.rb       = cl->rb + 3 * c0;
+    cb.vrel     = sim->vrel + 3 * c0;
+    cb.meff     = sim->meff + c0;
+    cb.history  = nl->history;
+    cb.histsize = sim->histsize;
+    cb.mp       = &sim->laws[l]->mp;
+    o.fn        = cf->fn + c0;
+    o.ft        = cf->ft + 3 * c0;
+    o.dfn_dgap  = cf->dfn_dgap + c0;
+    o.cn        = cf->cn + c0;
+    o.kt        = cf->kt + c0;
+    o.energy    = cf->energy + c0;
+    o.dissip    = cf->dissip + c0;
+    o.slip      = cf->slip + c0;
+    PetscCall(DemContactLawCompute(sim->laws[l], &cb, sim->dt, commit, &o));
+  }
+  /* assembly */
+  out->pe_contact  = 0;
+  out->dissip_rate = 0;
+  out->ncontacts   = 0;
+  for (PetscInt c = 0; c < cl->n; c++) {
+    PetscInt         a = cl->a[c], b = cl->b[c];
+    const PetscReal *n = cl->nrm + 3 * c, *ra = cl->ra + 3 * c, *rb = cl->rb + 3 * c;
+    PetscReal        F[3];
+    F[0] = cf->fn[c] * n[0] + cf->ft[3 * c];
+    F[1] = cf->fn[c] * n[1] + cf->ft[3 * c + 1];
+    F[2] = cf->fn[c] * n[2] + cf->ft[3 * c + 2];
+    f[3 * a] += F[0], f[3 * a + 1] += F[1], f[3 * a + 2] += F[2];
+    f[3 * b] -= F[0], f[3 * b + 1] -= F[1], f[3 * b + 2] -= F[2];
+    t[3 * a] += ra[1] * F[2] - ra[2] * F[1];
+    t[3 * a + 1] += ra[2] * F[0] - ra[0] * F[2];
+    t[3 * a + 2] += ra[0] * F[1] - ra[1] * F[0];
+    t[3 * b] -= rb[1] * F[2] - rb[2] * F[1];
+    t[3 * b + 1] -= rb[2] * F[0] - rb[0] * F[2];
+    t[3 * b + 2] -= rb[0] * F[1] - rb[1] * F[0];
+    out->pe_contact += cf->energy[c];
+    out->dissip_rate += cf->dissip[c];
+    out->ncontacts += cl->gap[c] < 0;
+  }
+  /* a pair that is not in contact forgets its history */
+  if (commit && sim->histsize > 0) {
+    const PetscInt hs = sim->histsize;
+    if (nl->npairs > sim->touchcap) {
+      PetscCall(PetscFree(sim->touched));
+      sim->touchcap = PetscMax(nl->npairs, 2 * sim->touchcap);
+      PetscCall(PetscMalloc1(sim->touchcap, &sim->touched));
+    }
+    PetscCall(PetscArrayzero(sim->touched, nl->npairs));
+    for (PetscInt c = 0; c < cl->n; c++)
+      if (cl->hist[c] >= 0 && cl->gap[c] < sim->laws[cl->law[c]]->activation) sim->touched[cl->hist[c]] = 1;
+    for (PetscInt k = 0; k < nl->npairs; k++)
+      if (!sim->touched[k]) PetscCall(PetscArrayzero(nl->history + k * hs, hs));
+  }
+  if (sim->dim == 2) PetscCall(DemSimConstrain(sim, f, t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

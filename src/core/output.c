@@ -1,0 +1,337 @@
+/*
+  output.c - what a run leaves behind (DESIGN.md "Output"):
+    DIR/thermo.csv        step,time,dt,ke_trans,ke_rot,pe_grav,pe_contact,dissipated,contacts,
+                          iterations,wall_s, then e_total (ke+pe) and e_balance (e_total +
+                          dissipated; constant when the bookkeeping closes)
+    DIR/walls.csv         step,time,wall,fx,fy,fz,mx,my,mz   (reaction on each wall, moment
+                          about the wall's point; wall = its body id)
+    DIR/track.csv         step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz,fx,fy,fz,tx,ty,tz
+    DIR/bodies_final.csv  id,shape,material,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz,fx,fy,fz
+    DIR/vtk/              bodies_NNNNNN.vtp, walls_NNNNNN.vtp, contacts_NNNNNN.vtp and a .pvd
+                          series for each, written through dem_vtk.h (VTK's XML writers)
+  Whole files (bodies_final.csv, VTK, .pvd) are written to a temporary name and renamed, so a
+  reader never sees half a file; the CSV series are flushed at every thermo step.
+  Only rank 0 writes the CSV files.
+*/
+#include "demimpl.h"
+#include "dem_vtk.h"
+#include <sys/stat.h>
+#include <errno.h>
+
+typedef struct {
+  FILE     *thermo, *walls, *track;
+  PetscInt  nvtk, capvtk;
+  PetscReal *vtktime;
+  PetscReal next_vtk;
+} DemOutputState;
+
+static DemOutputState *DemOut(DemSim sim)
+{
+  return (DemOutputState *)sim->outstate;
+}
+
+
+static PetscErrorCode DemMkdirP(const char dir[])
+{
+  char tmp[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(tmp, dir, sizeof(tmp)));
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    PetscCheck(mkdir(tmp, 0777) == 0 || errno == EEXIST, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create directory '%s': %s", tmp, strerror(errno));
+    *p = '/';
+  }
+  PetscCheck(mkdir(tmp, 0777) == 0 || errno == EEXIST, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create directory '%s': %s", tmp, strerror(errno));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemOpenCSV(const char dir[], const char name[], const char header[], FILE **fp)
+{
+  char path[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", dir, name));
+  *fp = fopen(path, "w");
+  PetscCheck(*fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open '%s': %s", path, strerror(errno));
+  fprintf(*fp, "%s\n", header);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemWriteVTK(DemSim sim)
+{
+  DemOutputState *os = DemOut(sim);
+  DemBodyStore   *bs = &sim->bodies;
+  char            path[PETSC_MAX_PATH_LEN];
+  PetscInt        np = 0, k = os->nvtk;
+  int             fcomm = (int)MPI_Comm_c2f(sim->comm);
+
+  PetscFunctionBegin;
+  /* bodies */
+  for (PetscInt i = 0; i < bs->n; i++) np += !(bs->flags[i] & DEM_WALL);
+  {
+    double  *xyz, *rad, *vel, *ang, *ori, *frc;
+    int64_t *id;
+    int32_t *mat, *shp;
+    PetscInt j = 0;
+    PetscCall(PetscMalloc6(3 * np + 1, &xyz, np + 1, &rad, 3 * np + 1, &vel, 3 * np + 1, &ang, 4 * np + 1, &ori, 3 * np + 1, &frc));
+    PetscCall(PetscMalloc3(np + 1, &id, np + 1, &mat, np + 1, &shp));
+    for (PetscInt i = 0; i < bs->n; i++) {
+      if (bs->flags[i] & DEM_WALL) continue;
+      for (int d = 0; d < 3; d++) {
+        xyz[3 * j + d] = bs->x[3 * i + d];
+        vel[3 * j + d] = bs->v[3 * i + d];
+        ang[3 * j + d] = bs->w[3 * i + d];
+        frc[3 * j + d] = bs->f[3 * i + d];
+      }
+      for (int d = 0; d < 4; d++) ori[4 * j + d] = bs->q[4 * i + d];
+      rad[j] = bs->radius[i];
+      id[j]  = bs->gid[i];
+      mat[j] = bs->material[i];
+      shp[j] = bs->shape[i];
+      j++;
+    }
+    {
+      DemVtkArray arr[] = {
+        {"id",               1, DEM_VTK_INT64,  id },
+        {"radius",           1, DEM_VTK_DOUBLE, rad},
+        {"velocity",         3, DEM_VTK_DOUBLE, vel},
+        {"angular_velocity", 3, DEM_VTK_DOUBLE, ang},
+        {"orientation",      4, DEM_VTK_DOUBLE, ori},
+        {"force",            3, DEM_VTK_DOUBLE, frc},
+        {"material",         1, DEM_VTK_INT32,  mat},
+        {"shape",            1, DEM_VTK_INT32,  shp},
+      };
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/vtk/bodies_%06" PetscInt_FMT ".vtp", sim->out.dir, k));
+      DemVtkCall(sim->comm, DemVtkWritePoints(fcomm, path, (long)np, xyz, 8, arr, DEM_VTK_ERR));
+    }
+    PetscCall(PetscFree6(xyz, rad, vel, ang, ori, frc));
+    PetscCall(PetscFree3(id, mat, shp));
+  }
+  /* walls: their true surfaces, placed by position and orientation */
+  if (sim->nwall) {
+    PetscInt npt = 0, ntri = 0, p0 = 0, t0 = 0;
+    double  *xyz;
+    long    *tri;
+    int64_t *wid;
+    DemSurface *srf;
+    PetscCall(PetscCalloc1(sim->nwall, &srf));
+    for (PetscInt w = 0; w < sim->nwall; w++) {
+      PetscInt i = sim->walls[w].body;
+      DemShape s = sim->shapes[bs->shape[i]];
+      if (bs->flags[i] & DEM_REMOVED) continue;
+      if (s->ops->tessellate) PetscCall((*s->ops->tessellate)(s, &srf[w]));
+      npt += srf[w].npoints;
+      ntri += srf[w].ntri;
+    }
+    PetscCall(PetscMalloc3(3 * npt + 1, &xyz, 3 * ntri + 1, &tri, ntri + 1, &wid));
+    for (PetscInt w = 0; w < sim->nwall; w++) {
+      PetscInt i = sim->walls[w].body;
+      for (PetscInt p = 0; p < srf[w].npoints; p++) {
+        PetscReal y[3];
+        DemQuatRotate(bs->q + 4 * i, srf[w].points + 3 * p, y);
+        for (int d = 0; d < 3; d++) xyz[3 * (p0 + p) + d] = y[d] + bs->x[3 * i + d];
+      }
+      for (PetscInt t = 0; t < srf[w].ntri; t++) {
+        for (int d = 0; d < 3; d++) tri[3 * (t0 + t) + d] = p0 + srf[w].tri[3 * t + d];
+        wid[t0 + t] = bs->gid[i];
+      }
+      p0 += srf[w].npoints;
+      t0 += srf[w].ntri;
+      PetscCall(DemSurfaceFree(&srf[w]));
+    }
+    {
+      DemVtkArray arr[] = {
+        {"wall", 1, DEM_VTK_INT64, wid},
+      };
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/vtk/walls_%06" PetscInt_FMT ".vtp", sim->out.dir, k));
+      DemVtkCall(sim->comm, DemVtkWriteSurface(fcomm, path, (long)npt, xyz, (long)ntri, tri, 1, arr, DEM_VTK_ERR));
+    }
+    PetscCall(PetscFree3(xyz, tri, wid));
+    PetscCall(PetscFree(srf));
+  }
+  /* contact network: a line from the centre of a to the centre of b (to the contact point
+     for walls), with the force on a */
+  if (sim->out.contacts) {
+    DemContactList   *cl = &sim->cl;
+    DemContactForces *cf = &sim->cf;
+    PetscInt          nc = 0, j = 0;
+    double           *xyz, *fn, *ft, *F, *nrm, *gap;
+    long             *conn;
+    int64_t          *ia, *ib;
+    for (PetscInt c = 0; c < cl->n; c++) nc += cl->gap[c] < 0;
+    PetscCall(PetscMalloc6(6 * nc + 1, &xyz, nc + 1, &fn, 3 * nc + 1, &ft, 3 * nc + 1, &F, 3 * nc + 1, &nrm, nc + 1, &gap));
+    PetscCall(PetscMalloc3(2 * nc + 1, &conn, nc + 1, &ia, nc + 1, &ib));
+    for (PetscInt c = 0; c < cl->n; c++) {
+      PetscInt a = cl->a[c], b = cl->b[c];
+      if (!(cl->gap[c] < 0)) continue;
+      for (int d = 0; d < 3; d++) {
+        xyz[6 * j + d]     = bs->x[3 * a + d];
+        xyz[6 * j + 3 + d] = (bs->flags[b] & DEM_WALL) ? cl->p[3 * c + d] : cl->p[3 * c + d] - cl->rb[3 * c + d];
+        ft[3 * j + d]      = cf->ft[3 * c + d];
+        nrm[3 * j + d]     = cl->nrm[3 * c + d];
+        F[3 * j + d]       = cf->fn[c] * cl->nrm[3 * c + d] + cf->ft[3 * c + d];
+      }
+      conn[2 * j]     = 2 * j;
+      conn[2 * j + 1] = 2 * j + 1;
+      fn[j]           = cf->fn[c];
+      gap[j]          = cl->gap[c];
+      ia[j]           = bs->gid[a];
+      ib[j]           = bs->gid[b];
+      j++;
+    }
+    {
+      DemVtkArray arr[] = {
+        {"fn",     1, DEM_VTK_DOUBLE, fn },
+        {"ft",     3, DEM_VTK_DOUBLE, ft },
+        {"force",  3, DEM_VTK_DOUBLE, F  },
+        {"normal", 3, DEM_VTK_DOUBLE, nrm},
+        {"gap",    1, DEM_VTK_DOUBLE, gap},
+        {"a",      1, DEM_VTK_INT64,  ia },
+        {"b",      1, DEM_VTK_INT64,  ib },
+      };
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/vtk/contacts_%06" PetscInt_FMT ".vtp", sim->out.dir, k));
+      DemVtkCall(sim->comm, DemVtkWriteLines(fcomm, path, (long)(2 * nc), xyz, (long)nc, conn, 7, arr, DEM_VTK_ERR));
+    }
+    PetscCall(PetscFree6(xyz, fn, ft, F, nrm, gap));
+    PetscCall(PetscFree3(conn, ia, ib));
+  }
+  /* the .pvd series, rewritten whole each time */
+  if (os->nvtk == os->capvtk) {
+    PetscReal *nt;
+    os->capvtk = PetscMax(64, 2 * os->capvtk);
+    PetscCall(PetscMalloc1(os->capvtk, &nt));
+    if (os->nvtk) PetscCall(PetscArraycpy(nt, os->vtktime, os->nvtk));
+    PetscCall(PetscFree(os->vtktime));
+    os->vtktime = nt;
+  }
+  os->vtktime[os->nvtk++] = sim->time;
+  if (sim->rank == 0) {
+    const char *kinds[3] = {"bodies", "walls", "contacts"};
+    PetscBool   on[3]    = {PETSC_TRUE, sim->nwall > 0, sim->out.contacts};
+    char      **files;
+    double     *times;
+    PetscCall(PetscMalloc2(os->nvtk, &files, os->nvtk, &times));
+    for (int kk = 0; kk < 3; kk++) {
+      if (!on[kk]) continue;
+      for (PetscInt s = 0; s < os->nvtk; s++) {
+        char name[64];
+        PetscCall(PetscSNPrintf(name, sizeof(name), "%s_%06" PetscInt_FMT ".%s", kinds[kk], s, sim->size > 1 ? "pvtp" : "vtp"));
+        PetscCall(PetscStrallocpy(name, &files[s]));
+        times[s] = os->vtktime[s];
+      }
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/vtk/%s.pvd", sim->out.dir, kinds[kk]));
+      DemVtkCall(PETSC_COMM_SELF, DemVtkWritePvd(path, (int)os->nvtk, times, (const char *const *)files, DEM_VTK_ERR));
+      for (PetscInt s = 0; s < os->nvtk; s++) PetscCall(PetscFree(files[s]));
+    }
+    PetscCall(PetscFree2(files, times));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemOutputOpen_Private(DemSim sim)
+{
+  DemOutputState *os;
+  char            vdir[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&os));
+  sim->outstate = os;
+  if (sim->rank == 0) {
+    PetscCall(DemMkdirP(sim->out.dir));
+    if (sim->out.vtk_every >= 0) {
+      PetscCall(PetscSNPrintf(vdir, sizeof(vdir), "%s/vtk", sim->out.dir));
+      PetscCall(DemMkdirP(vdir));
+    }
+    PetscCall(DemOpenCSV(sim->out.dir, "thermo.csv", "step,time,dt,ke_trans,ke_rot,pe_grav,pe_contact,dissipated,contacts,iterations,wall_s,e_total,e_balance", &os->thermo));
+    if (sim->nwall) PetscCall(DemOpenCSV(sim->out.dir, "walls.csv", "step,time,wall,fx,fy,fz,mx,my,mz", &os->walls));
+    if (sim->out.ntrack) PetscCall(DemOpenCSV(sim->out.dir, "track.csv", "step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz,fx,fy,fz,tx,ty,tz", &os->track));
+  }
+  PetscCallMPI(MPI_Barrier(sim->comm));
+  os->next_vtk = 0;
+  PetscCall(DemOutputStep_Private(sim, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* thermo, walls and track lines at thermo steps (and when `force`); VTK when due */
+PetscErrorCode DemOutputStep_Private(DemSim sim, PetscBool force)
+{
+  DemOutputState *os = DemOut(sim);
+  DemBodyStore   *bs = &sim->bodies;
+  PetscLogDouble  now;
+
+  PetscFunctionBegin;
+  if (force || sim->step % sim->out.thermo_every == 0) {
+    PetscReal kt, kr, pg, e;
+    PetscCall(DemSimEnergies_Private(sim, &kt, &kr, &pg));
+    PetscCall(PetscTime(&now));
+    e = kt + kr + pg + sim->pe_contact;
+    if (sim->rank == 0) {
+      fprintf(os->thermo, "%" PetscInt_FMT ",%.10g,%.10g,%.12g,%.12g,%.12g,%.12g,%.12g,%" PetscInt_FMT ",%" PetscInt_FMT ",%.4f,%.12g,%.12g\n", sim->step, (double)sim->time, (double)sim->dt, (double)kt, (double)kr, (double)pg, (double)sim->pe_contact, (double)sim->dissipated, sim->ncontacts, sim->iterations, (double)(now - sim->wall0), (double)e, (double)(e + sim->dissipated));
+      fflush(os->thermo);
+      for (PetscInt w = 0; w < sim->nwall && os->walls; w++) {
+        PetscInt i = sim->walls[w].body;
+        fprintf(os->walls, "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g\n", sim->step, (double)sim->time, (PetscInt)bs->gid[i], (double)bs->f[3 * i], (double)bs->f[3 * i + 1], (double)bs->f[3 * i + 2], (double)bs->t[3 * i], (double)bs->t[3 * i + 1], (double)bs->t[3 * i + 2]);
+      }
+      if (os->walls) fflush(os->walls);
+      for (PetscInt k = 0; k < sim->out.ntrack && os->track; k++) {
+        PetscInt i = sim->out.track[k];
+        fprintf(os->track, "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT, sim->step, (double)sim->time, (PetscInt)bs->gid[i]);
+        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)bs->x[3 * i + d]);
+        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)bs->v[3 * i + d]);
+        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)bs->w[3 * i + d]);
+        for (int d = 0; d < 4; d++) fprintf(os->track, ",%.15g", (double)bs->q[4 * i + d]);
+        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)bs->f[3 * i + d]);
+        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)bs->t[3 * i + d]);
+        fprintf(os->track, "\n");
+      }
+      if (os->track) fflush(os->track);
+    }
+  }
+  if (sim->out.vtk_every >= 0 && (sim->time >= os->next_vtk - 1e-9 * sim->dt || (force && sim->step == 0))) {
+    PetscCall(DemWriteVTK(sim));
+    if (sim->out.vtk_every > 0)
+      while (os->next_vtk <= sim->time + 1e-9 * sim->dt) os->next_vtk += sim->out.vtk_every;
+    else os->next_vtk = PETSC_MAX_REAL; /* vtk_every: 0 -> first and last frame only */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the last thermo/VTK frame, bodies_final.csv, and closes the series */
+PetscErrorCode DemOutputClose_Private(DemSim sim)
+{
+  DemOutputState *os = DemOut(sim);
+  DemBodyStore   *bs = &sim->bodies;
+
+  PetscFunctionBegin;
+  if (sim->step % sim->out.thermo_every) PetscCall(DemOutputStep_Private(sim, PETSC_TRUE));
+  if (sim->out.vtk_every >= 0 && os->nvtk && os->vtktime[os->nvtk - 1] < sim->time) PetscCall(DemWriteVTK(sim));
+  if (sim->rank == 0) {
+    char  path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
+    FILE *fp;
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/bodies_final.csv", sim->out.dir));
+    PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.tmp", path));
+    fp = fopen(tmp, "w");
+    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open '%s': %s", tmp, strerror(errno));
+    fprintf(fp, "id,shape,material,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz,fx,fy,fz\n");
+    for (PetscInt i = 0; i < bs->n; i++) {
+      if (bs->flags[i] & DEM_WALL) continue;
+      fprintf(fp, "%" PetscInt_FMT ",%s,%s", (PetscInt)bs->gid[i], sim->shapes[bs->shape[i]]->name, sim->mat[bs->material[i]].name);
+      for (int d = 0; d < 3; d++) fprintf(fp, ",%.17g", (double)bs->x[3 * i + d]);
+      for (int d = 0; d < 3; d++) fprintf(fp, ",%.17g", (double)bs->v[3 * i + d]);
+      for (int d = 0; d < 3; d++) fprintf(fp, ",%.17g", (double)bs->w[3 * i + d]);
+      for (int d = 0; d < 4; d++) fprintf(fp, ",%.17g", (double)bs->q[4 * i + d]);
+      for (int d = 0; d < 3; d++) fprintf(fp, ",%.17g", (double)bs->f[3 * i + d]);
+      fprintf(fp, "\n");
+    }
+    PetscCheck(fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot write '%s': %s", tmp, strerror(errno));
+    PetscCheck(rename(tmp, path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename '%s': %s", tmp, strerror(errno));
+    if (os->thermo) fclose(os->thermo);
+    if (os->walls) fclose(os->walls);
+    if (os->track) fclose(os->track);
+  }
+  PetscCall(PetscFree(os->vtktime));
+  PetscCall(PetscFree(sim->outstate));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,342 @@
+/*
+  neighbour.c - linked cells plus a Verlet pair list with a skin (DESIGN.md "Search").
+
+  Pairs (a, b) are kept when their bounding spheres come closer than r_a + r_b + skin; the
+  list is rebuilt when any body moved more than half the skin since the last build. Periodic
+  dimensions are handled with image shifts stored per pair (the positions are wrapped into
+  the box at each rebuild). Walls (planes and other unbounded shapes) are paired with every
+  body whose narrow phase, run with the skin as margin, reports them within reach.
+  Body pairs are stored with a = the body of lower global id, so a pair's history keeps its
+  orientation across rebuilds; its history lives beside the pair and goes through the
+  (gid_a, gid_b, feature) map only at rebuilds.
+*/
+#include "demimpl.h"
+
+#define DEM_NOSHIFT 13
+
+static PetscErrorCode DemNLReserve(DemNeighbourList *nl, PetscInt cap)
+{
+  PetscFunctionBegin;
+  if (cap <= nl->cap) PetscFunctionReturn(PETSC_SUCCESS);
+  cap = PetscMax(cap, 2 * nl->cap);
+  PetscCall(PetscFree(nl->a));
+  PetscCall(PetscFree(nl->b));
+  PetscCall(PetscFree(nl->shiftidx));
+  PetscCall(PetscFree(nl->pairidx));
+  PetscCall(PetscFree(nl->shift));
+  PetscCall(PetscMalloc1(cap, &nl->a));
+  PetscCall(PetscMalloc1(cap, &nl->b));
+  PetscCall(PetscMalloc1(cap, &nl->shiftidx));
+  PetscCall(PetscMalloc1(cap, &nl->pairidx));
+  PetscCall(PetscMalloc1(3 * cap, &nl->shift));
+  nl->cap = cap;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemNeighbourFree_Private(DemNeighbourList *nl)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(nl->a));
+  PetscCall(PetscFree(nl->b));
+  PetscCall(PetscFree(nl->shiftidx));
+  PetscCall(PetscFree(nl->pairidx));
+  PetscCall(PetscFree(nl->shift));
+  PetscCall(PetscFree(nl->history));
+  PetscCall(PetscFree(nl->x0));
+  PetscCall(PetscFree(nl->cellhead));
+  PetscCall(PetscFree(nl->cellnext));
+  PetscCall(PetscFree4(nl->pb.a, nl->pb.b, nl->pb.s, nl->pb.g));
+  PetscCall(PetscMemzero(nl, sizeof(*nl)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemPairBufPush(DemPairBuf *pb, PetscInt a, PetscInt b, PetscInt s, PetscInt g)
+{
+  PetscFunctionBegin;
+  if (pb->n == pb->cap) {
+    PetscInt  cap = PetscMax(1024, 2 * pb->cap);
+    PetscInt *na, *nb, *ns, *ng;
+    PetscCall(PetscMalloc4(cap, &na, cap, &nb, cap, &ns, cap, &ng));
+    if (pb->n) {
+      PetscCall(PetscArraycpy(na, pb->a, pb->n));
+      PetscCall(PetscArraycpy(nb, pb->b, pb->n));
+      PetscCall(PetscArraycpy(ns, pb->s, pb->n));
+      PetscCall(PetscArraycpy(ng, pb->g, pb->n));
+    }
+    PetscCall(PetscFree4(pb->a, pb->b, pb->s, pb->g));
+    pb->a = na, pb->b = nb, pb->s = ns, pb->g = ng, pb->cap = cap;
+  }
+  pb->a[pb->n] = a;
+  pb->b[pb->n] = b;
+  pb->s[pb->n] = s;
+  pb->g[pb->n] = g;
+  pb->n++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscBool DemIsWall(const DemBodyStore *bs, PetscInt i)
+{
+  return (bs->flags[i] & DEM_WALL) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
+{
+  DemBodyStore     *bs = &sim->bodies;
+  DemNeighbourList *nl = &sim->nl;
+  const PetscInt    nb = bs->n + bs->nghost, hs = sim->histsize;
+  PetscReal        *x  = bs->x, L[3], rmax = 0, cut;
+  PetscInt          ncell, np = 0;
+  DemPairBuf       *pbp = &nl->pb;
+  PetscInt          gcount[DEM_KIND_MAX * DEM_KIND_MAX + 1];
+
+  PetscFunctionBegin;
+  (void)xin;
+  /* 1. keep the history of touching pairs through the gid map */
+  PetscCall(DemHistoryMapClear(&sim->hmap));
+  if (hs > 0) {
+    for (PetscInt k = 0; k < nl->npairs; k++) {
+      const PetscReal *h   = nl->history + k * hs;
+      PetscBool        any = PETSC_FALSE;
+      for (PetscInt j = 0; j < hs; j++) any = any || h[j] != 0.0;
+      if (any) PetscCall(DemHistoryMapPut(&sim->hmap, bs->gid[nl->a[k]], bs->gid[nl->b[k]], 0, h));
+    }
+  }
+  /* 2. wrap positions of periodic dimensions into the box */
+  for (int d = 0; d < 3; d++) {
+    L[d] = sim->hi[d] - sim->lo[d];
+    if (!sim->periodic[d]) continue;
+    for (PetscInt i = 0; i < nb; i++) {
+      if (DemIsWall(bs, i)) continue;
+      PetscReal y = x[3 * i + d];
+      if (y < sim->lo[d] || y >= sim->hi[d]) {
+        y -= L[d] * PetscFloorReal((y - sim->lo[d]) / L[d]);
+        if (y >= sim->hi[d]) y = sim->lo[d];
+        x[3 * i + d] = y;
+      }
+    }
+  }
+  /* 3. cell grid over the particles */
+  for (PetscInt i = 0; i < nb; i++)
+    if (!DemIsWall(bs, i)) { rmax = PetscMax(rmax, bs->radius[i]); np++; }
+  cut = 2 * rmax + sim->skin;
+  if (!(cut > 0)) cut = 1;
+  for (int d = 0; d < 3; d++) {
+    nl->nc[d] = PetscMax(1, (PetscInt)PetscFloorReal(L[d] / cut));
+    if (nl->nc[d] > 100000) nl->nc[d] = 100000;
+  }
+  /* bound the number of cells by a few per body (tall, sparse boxes) */
+  while ((double)nl->nc[0] * nl->nc[1] * nl->nc[2] > 8.0 * np + 1000) {
+    int dm = 0;
+    for (int d = 1; d < 3; d++) if (nl->nc[d] > nl->nc[dm]) dm = d;
+    nl->nc[dm] = PetscMax(1, nl->nc[dm] / 2);
+  }
+  for (int d = 0; d < 3; d++) nl->cell[d] = L[d] / nl->nc[d];
+  ncell = nl->nc[0] * nl->nc[1] * nl->nc[2];
+  if (ncell > nl->ncells) {
+    PetscCall(PetscFree(nl->cellhead));
+    PetscCall(PetscMalloc1(ncell, &nl->cellhead));
+    nl->ncells = ncell;
+  }
+  if (nb > nl->cellcap) {
+    PetscCall(PetscFree(nl->cellnext));
+    PetscCall(PetscMalloc1(nb, &nl->cellnext));
+    nl->cellcap = nb;
+  }
+  for (PetscInt c = 0; c < ncell; c++) nl->cellhead[c] = -1;
+  {
+    PetscInt *cellof;
+    PetscCall(PetscMalloc1(PetscMax(nb, 1), &cellof));
+    for (PetscInt i = nb - 1; i >= 0; i--) { /* reverse insertion: cells list ascending indices */
+      PetscInt ci[3];
+      if (DemIsWall(bs, i)) { cellof[i] = -1; continue; }
+      for (int d = 0; d < 3; d++) {
+        PetscInt c = (PetscInt)PetscFloorReal((x[3 * i + d] - sim->lo[d]) / nl->cell[d]);
+        ci[d]      = PetscMin(PetscMax(c, 0), nl->nc[d] - 1);
+      }
+      cellof[i]                = (ci[2] * nl->nc[1] + ci[1]) * nl->nc[0] + ci[0];
+      nl->cellnext[i]          = nl->cellhead[cellof[i]];
+      nl->cellhead[cellof[i]]  = i;
+    }
+    /* 4. candidate body pairs */
+    pbp->n = 0;
+    for (PetscInt i = 0; i < nb; i++) {
+      PetscInt ci[3], c = cellof[i];
+      if (c < 0) continue;
+      ci[0] = c % nl->nc[0];
+      ci[1] = (c / nl->nc[0]) % nl->nc[1];
+      ci[2] = c / (nl->nc[0] * nl->nc[1]);
+      for (int oz = -1; oz <= 1; oz++)
+        for (int oy = -1; oy <= 1; oy++)
+          for (int ox = -1; ox <= 1; ox++) {
+            PetscInt  o[3] = {ox, oy, oz}, cj[3], sidx[3], nc;
+            PetscReal S[3];
+            PetscBool skip = PETSC_FALSE;
+            for (int d = 0; d < 3; d++) {
+              cj[d]   = ci[d] + o[d];
+              sidx[d] = 0;
+              if (cj[d] < 0 || cj[d] >= nl->nc[d]) {
+                if (!sim->periodic[d]) { skip = PETSC_TRUE; break; }
+                sidx[d] = cj[d] < 0 ? -1 : 1;
+                cj[d] -= sidx[d] * nl->nc[d];
+              }
+              S[d] = sidx[d] * L[d];
+            }
+            if (skip) continue;
+            /* with one cell along a periodic dimension, offsets -1, 0, +1 are three images of
+               the same cell; with two cells, -1 and +1 reach the same cell through different
+               images: each (cell, image) combination is distinct, so none is visited twice */
+            nc = (cj[2] * nl->nc[1] + cj[1]) * nl->nc[0] + cj[0];
+            for (PetscInt j = nl->cellhead[nc]; j >= 0; j = nl->cellnext[j]) {
+              PetscReal d0, d1, d2, rc;
+              PetscInt  s, a, b, ka, kb;
+              if (j <= i) continue; /* half list; a body is never paired with its own image */
+              d0 = x[3 * i] - x[3 * j] - S[0];
+              d1 = x[3 * i + 1] - x[3 * j + 1] - S[1];
+              d2 = x[3 * i + 2] - x[3 * j + 2] - S[2];
+              rc = bs->radius[i] + bs->radius[j] + sim->skin;
+              if (d0 * d0 + d1 * d1 + d2 * d2 >= rc * rc) continue;
+              if ((bs->flags[i] & bs->flags[j] & (DEM_FIXED | DEM_PRESCRIBED)) && !(bs->flags[i] & DEM_GHOST)) continue; /* two immobile bodies */
+              s = (sidx[0] + 1) * 9 + (sidx[1] + 1) * 3 + (sidx[2] + 1);
+              if (bs->gid[i] < bs->gid[j]) a = i, b = j;
+              else a = j, b = i, s = 26 - s;
+              ka = sim->shapes[bs->shape[a]]->kind;
+              kb = sim->shapes[bs->shape[b]]->kind;
+              {
+                DemCollideFn fn;
+                PetscBool    sw;
+                PetscCall(DemColliderGet_Private(ka, kb, &fn, &sw));
+                PetscCheck(fn, sim->comm, PETSC_ERR_SUP, "no collider for shape kinds %s/%s", DemShapeKindName(ka), DemShapeKindName(kb));
+                if (sw) {
+                  PetscInt t = a;
+                  a = b, b = t, s = 26 - s;
+                  t = ka, ka = kb, kb = t;
+                }
+              }
+              PetscCall(DemPairBufPush(pbp, a, b, s, ka * DEM_KIND_MAX + kb));
+            }
+          }
+    }
+    PetscCall(PetscFree(cellof));
+  }
+  /* 5. walls: ask the narrow phase, with the skin as margin, which bodies are within reach */
+  for (PetscInt w = 0; w < sim->nwall; w++) {
+    PetscInt      wb = sim->walls[w].body;
+    DemShapeKind  kw = sim->shapes[bs->shape[wb]]->kind;
+    if (bs->flags[wb] & DEM_REMOVED) continue;
+    for (PetscInt kind = 0; kind < DEM_KIND_MAX; kind++) {
+      DemCollideFn fn;
+      PetscBool    sw;
+      PetscInt     cnt = 0, *ia, *ib;
+      DemPairBatch batch;
+      DemState     st = {bs->x, bs->v, bs->w, bs->q};
+      for (PetscInt i = 0; i < nb; i++)
+        if (!DemIsWall(bs, i) && sim->shapes[bs->shape[i]]->kind == kind) cnt++;
+      if (!cnt) continue;
+      PetscCall(DemColliderGet_Private((DemShapeKind)kind, kw, &fn, &sw));
+      PetscCheck(fn, sim->comm, PETSC_ERR_SUP, "no collider for shape kinds %s/%s", DemShapeKindName((DemShapeKind)kind), DemShapeKindName(kw));
+      PetscCall(PetscMalloc2(cnt, &ia, cnt, &ib));
+      cnt = 0;
+      for (PetscInt i = 0; i < nb; i++) {
+        if (DemIsWall(bs, i) || sim->shapes[bs->shape[i]]->kind != kind) continue;
+        ia[cnt] = sw ? wb : i;
+        ib[cnt] = sw ? i : wb;
+        cnt++;
+      }
+      PetscCall(PetscMemzero(&batch, sizeof(batch)));
+      batch.ka    = sw ? kw : (DemShapeKind)kind;
+      batch.kb    = sw ? (DemShapeKind)kind : kw;
+      batch.n     = cnt;
+      batch.a     = ia;
+      batch.b     = ib;
+      batch.sim   = sim;
+      batch.state = &st;
+      sim->cl.n   = 0;
+      PetscCall(fn(batch.ka, batch.kb, &batch, sim->skin, &sim->cl));
+      /* one candidate pair per body, however many contact points the narrow phase found */
+      for (PetscInt c = 0; c < sim->cl.n; c++) {
+        if (c > 0 && sim->cl.a[c] == sim->cl.a[c - 1] && sim->cl.b[c] == sim->cl.b[c - 1]) continue;
+        PetscCall(DemPairBufPush(pbp, sim->cl.a[c], sim->cl.b[c], DEM_NOSHIFT, batch.ka * DEM_KIND_MAX + batch.kb));
+      }
+      sim->cl.n = 0;
+      PetscCall(PetscFree2(ia, ib));
+    }
+  }
+  /* 6. group by shape-kind pair (stable counting sort) */
+  PetscCall(DemNLReserve(nl, pbp->n));
+  PetscCall(PetscArrayzero(gcount, DEM_KIND_MAX * DEM_KIND_MAX + 1));
+  for (PetscInt k = 0; k < pbp->n; k++) gcount[pbp->g[k] + 1]++;
+  for (PetscInt g = 0; g < DEM_KIND_MAX * DEM_KIND_MAX; g++) gcount[g + 1] += gcount[g];
+  nl->ngroups = 0;
+  for (PetscInt g = 0; g < DEM_KIND_MAX * DEM_KIND_MAX; g++) {
+    if (gcount[g + 1] == gcount[g]) continue;
+    nl->gka[nl->ngroups]    = (DemShapeKind)(g / DEM_KIND_MAX);
+    nl->gkb[nl->ngroups]    = (DemShapeKind)(g % DEM_KIND_MAX);
+    nl->gstart[nl->ngroups] = gcount[g];
+    nl->ngroups++;
+  }
+  nl->gstart[nl->ngroups] = pbp->n;
+  for (PetscInt k = 0; k < pbp->n; k++) {
+    PetscInt dst       = gcount[pbp->g[k]]++;
+    nl->a[dst]         = pbp->a[k];
+    nl->b[dst]         = pbp->b[k];
+    nl->shiftidx[dst]  = pbp->s[k];
+  }
+  nl->npairs = pbp->n;
+  for (PetscInt k = 0; k < nl->npairs; k++) {
+    PetscInt s = nl->shiftidx[k];
+    nl->pairidx[k]       = k;
+    nl->shift[3 * k]     = (s / 9 - 1) * L[0];
+    nl->shift[3 * k + 1] = ((s / 3) % 3 - 1) * L[1];
+    nl->shift[3 * k + 2] = (s % 3 - 1) * L[2];
+  }
+  /* 7. history back from the map */
+  if (hs > 0) {
+    if (nl->npairs > nl->histcap) {
+      PetscCall(PetscFree(nl->history));
+      nl->histcap = PetscMax(nl->npairs, 2 * nl->histcap);
+      PetscCall(PetscMalloc1(hs * nl->histcap, &nl->history));
+    }
+    for (PetscInt k = 0; k < nl->npairs; k++) {
+      PetscReal *h = DemHistoryMapGet(&sim->hmap, bs->gid[nl->a[k]], bs->gid[nl->b[k]], 0);
+      if (h) PetscCall(PetscArraycpy(nl->history + k * hs, h, hs));
+      else PetscCall(PetscArrayzero(nl->history + k * hs, hs));
+    }
+  }
+  /* 8. positions at this build */
+  if (3 * nb > nl->x0cap) {
+    PetscCall(PetscFree(nl->x0));
+    PetscCall(PetscMalloc1(3 * nb, &nl->x0));
+    nl->x0cap = 3 * nb;
+  }
+  PetscCall(PetscArraycpy(nl->x0, x, 3 * nb));
+  nl->nbuilds++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemSimUpdateNeighbours - rebuilds the pair list when a body moved more than half the skin
+  since the last build, or when `force` is set. Collective.
+*/
+PetscErrorCode DemSimUpdateNeighbours(DemSim sim, const PetscReal *x, PetscBool force)
+{
+  DemBodyStore *bs = &sim->bodies;
+  PetscInt      nb = bs->n + bs->nghost;
+  PetscBool     rebuild = force;
+
+  PetscFunctionBegin;
+  if (!x) x = bs->x;
+  if (!rebuild) {
+    const PetscReal *x0  = sim->nl.x0;
+    PetscReal        lim = 0.25 * sim->skin * sim->skin, mx = 0;
+    if (!x0 || sim->nl.x0cap < 3 * nb) rebuild = PETSC_TRUE;
+    else
+      for (PetscInt i = 0; i < nb; i++) {
+        PetscReal d0 = x[3 * i] - x0[3 * i], d1 = x[3 * i + 1] - x0[3 * i + 1], d2 = x[3 * i + 2] - x0[3 * i + 2];
+        PetscReal d2s = d0 * d0 + d1 * d1 + d2 * d2;
+        mx = mx > d2s ? mx : d2s;
+      }
+    if (mx > lim) rebuild = PETSC_TRUE;
+  }
+  if (rebuild) PetscCall(DemNeighbourBuild_Private(sim, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

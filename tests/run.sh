@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# mmdem test runner. Runs the C unit tests (build/tests/*), then the case scripts
+# (tests/cases/*.sh; with "validate" also tests/validate/*.sh). Each prints
+# "ok - NAME" / "not ok - NAME: ..." lines; a program that fails without printing
+# a "not ok" line counts as one failure. Last line: "N passed, N failed".
+set -u
+mode=${1:-quick}
+cd "$(dirname "$0")/.."
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export MMDEM=$PWD/build/mmdem PY=/usr/bin/python3
+pass=0; fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+run_one() { # name, command...
+  local name=$1; shift
+  local t0=$(date +%s%N)
+  "$@" > "$tmp/out" 2>&1; local rc=$?
+  local p f; p=$(grep -c '^ok - ' "$tmp/out"); f=$(grep -c '^not ok - ' "$tmp/out")
+  local dt=$(( ($(date +%s%N) - t0) / 100000000 )); dt="$((dt / 10)).$((dt % 10))"
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $name: exit status $rc" >> "$tmp/out"; fi
+  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $name: no checks ran" >> "$tmp/out"; fi
+  pass=$((pass + p)); fail=$((fail + f))
+  if [ "$f" -gt 0 ]; then echo "== $name: $p passed, $f failed (${dt}s)"; grep -v '^ok - ' "$tmp/out" | tail -n 40
+  else echo "== $name: $p passed (${dt}s)"; fi
+}
+for t in build/tests/*; do [ -x "$t" ] && run_one "$(basename "$t")" "$t"; done
+for s in tests/cases/*.sh; do [ -f "$s" ] && run_one "$(basename "$s" .sh)" bash "$s"; done
+if [ "$mode" = validate ]; then
+  for s in tests/validate/*.sh; do [ -f "$s" ] && run_one "$(basename "$s" .sh)" bash "$s"; done
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
