@@ -18,11 +18,16 @@
        capped at that limit and becomes sliding; a sliding contact is capped at the dynamic
        limit and returns to sticking when |Ft| falls below it. At the limit Ft is scaled to the
        limit and the spring is reset to s = -(Ft + ct vt) / kt (the return mapping of
-       001 eq. (35)-(36));
+       001 eq. (35)-(36)); with a zero limit (fn <= 0, e.g. while the unclamped normal
+       dashpot pulls at the end of a collision, or mu = 0) no tangential force acts and the
+       spring relaxes to s = 0, so an opening contact stores no tangential energy;
     4. only with `commit` are s and the slip flag written back, so that the trial evaluations
        of implicit integrators leave the history untouched.
-  The dissipation power is ct |vt|^2 (dashpot) + 0.5 kt (|s_trial|^2 - |s|^2) / dt (the
-  energy removed by the return mapping over the step).
+  The dissipation power follows from the force actually applied, split as Ft = -kt s + fd:
+  -fd . vt (the dashpot part: ct |vt|^2 unless capped) plus the energy the return mapping
+  removes over the step, 0.5 kt (s_old + s) . (s_trial - s) / dt (the spring's work
+  0.5 kt (s_old + s) . vt dt, trapezoid between two evaluations, minus the change of its
+  stored energy). Sticking: ct |vt|^2; mu = 0: 0.
 */
 #pragma once
 #include "demimpl.h"
@@ -42,8 +47,8 @@
 */
 static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip)
 {
-  PetscReal s[3] = {0, 0, 0}, vt[3], st[3], f[3];
-  PetscReal vn, sn, s2, sr2, st2, f2, flim, fmag, mu;
+  PetscReal s[3] = {0, 0, 0}, so[3], vt[3], st[3], f[3];
+  PetscReal vn, sn, s2, sr2, f2, flim, fmag, mu;
   int       sliding = 0, atlimit = 0;
 
   if (h) {
@@ -68,6 +73,9 @@ static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscRe
       } else s[0] = s[1] = s[2] = 0;
     }
   }
+  so[0] = s[0]; /* the spring of the last evaluation, in the current tangent plane */
+  so[1] = s[1];
+  so[2] = s[2];
   vn    = vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2];
   vt[0] = vrel[0] - vn * n[0];
   vt[1] = vrel[1] - vn * n[1];
@@ -81,18 +89,17 @@ static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscRe
   f2    = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
   mu    = sliding ? mu_d : mu_s;
   flim  = mu * (fn > 0 ? fn : 0);
-  st2   = st[0] * st[0] + st[1] * st[1] + st[2] * st[2];
   if (f2 > flim * flim) {
     atlimit = 1;
     fmag    = PetscSqrtReal(f2);
     f[0] *= flim / fmag;
     f[1] *= flim / fmag;
     f[2] *= flim / fmag;
-    if (kt > 0) {
+    if (kt > 0 && flim > 0) {
       s[0] = -(f[0] + ct * vt[0]) / kt;
       s[1] = -(f[1] + ct * vt[1]) / kt;
       s[2] = -(f[2] + ct * vt[2]) / kt;
-    } else s[0] = s[1] = s[2] = 0;
+    } else s[0] = s[1] = s[2] = 0; /* no normal load: the spring relaxes, no force acts */
   } else {
     s[0] = st[0];
     s[1] = st[1];
@@ -103,7 +110,19 @@ static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscRe
   ft[1]   = f[1];
   ft[2]   = f[2];
   *energy = 0.5 * kt * s2;
-  *dissip = ct * (vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]) + (dt > 0 ? 0.5 * kt * (st2 - s2) / dt : 0);
+  /* dissipation power from the forces actually applied, split as f = -kt s + fd: the
+     non-spring part fd = f + kt s does work -fd.vt; the spring does work
+     0.5 kt (s_old + s).(st - s_old) over the step (trapezoid between the last evaluation's
+     spring, s_old rotated into the tangent plane, and this one), of which
+     0.5 kt (|s|^2 - |s_old|^2) is stored and the rest, 0.5 kt (s_old + s).(st - s), is lost in
+     the return mapping. Sticking: fd = -ct vt, st = s: ct |vt|^2. */
+  {
+    PetscReal fd[3], ds = 0;
+    for (int j = 0; j < 3; j++) fd[j] = f[j] + kt * s[j];
+    if (dt > 0)
+      for (int j = 0; j < 3; j++) ds += 0.5 * kt * (so[j] + s[j]) * (st[j] - s[j]) / dt;
+    *dissip = -(fd[0] * vt[0] + fd[1] * vt[1] + fd[2] * vt[2]) + ds;
+  }
   *slip   = atlimit;
   if (h && commit) {
     h[0] = s[0];

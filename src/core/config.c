@@ -36,10 +36,6 @@
 #include <limits.h>
 #include <sys/stat.h>
 
-#ifndef PETSC_SUCCESS /* PETSc < 3.19; belongs in dem.h */
-  #define PETSC_SUCCESS ((PetscErrorCode)0)
-#endif
-
 #define DEM_MSG_LEN         4096
 #define DEM_YAML_MAX_DEPTH  256
 #define DEM_DESCRIBE_MAX    60

@@ -143,11 +143,17 @@ typedef struct {
   PetscReal *energy;    /* [n] stored elastic energy after this evaluation */
   PetscReal *dissip;    /* [n] dissipated energy rate (power, W) at this evaluation */
   int       *slip;      /* [n] 1 when at the Coulomb limit */
+  PetscReal *fdamp;     /* [3n] the velocity-dependent (dissipative) part of the force on a,
+                           normal and tangential dashpots; included in fn and ft */
+  PetscReal *eslip;     /* [n] elastic energy removed by the Coulomb return mapping at this
+                           evaluation (J); 0 without commit */
 } DemContactForces;
 
 /* ---- forces at a state ---- */
 typedef struct {
   PetscReal *f, *t;       /* [3n] output force and torque arrays (zeroed by the call) */
+  PetscReal *fd, *td;     /* optional [3n]: the dissipative part of f and t (energy bookkeeping) */
+  PetscReal  eslip;       /* energy removed by friction return mappings (J) */
   PetscReal  pe_contact;  /* stored elastic contact energy */
   PetscReal  dissip_rate; /* total dissipation power (W) */
   PetscInt   ncontacts;   /* active contacts */

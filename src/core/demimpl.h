@@ -186,6 +186,7 @@ struct _p_DemSim {
   PetscInt     nparticles; /* bodies that are not walls */
   PetscInt     nsets;      /* body sets of the YAML */
   DemNode     *setnode;    /* [nsets] their nodes, for messages */
+  PetscInt    *setfirst;   /* [nsets] index of the first body of each set */
   PetscInt    *bodyset;    /* [n] set of each body (-1 for walls) */
   PetscInt     bodysetcap;
   DemNode      root;       /* the run description (owned by the caller) */
@@ -224,6 +225,8 @@ struct _p_DemSim {
   PetscInt     nplugins;
 };
 
+/* narrow phase only: contact points at a state into sim->cl, grouped by law (forces.c) */
+PETSC_EXTERN PetscErrorCode DemContactsDetect(DemSim, const DemState *);
 /* helpers shared between core files */
 PETSC_EXTERN PetscErrorCode DemRecordErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
 PETSC_EXTERN PetscErrorCode DemIntegratorAllowKeys_Private(DemNode cfg, const char *const own[]);

@@ -25,6 +25,8 @@ static PetscErrorCode DemForcesReserve(DemSim sim, PetscInt n)
   PetscCall(PetscFree(cf->energy));
   PetscCall(PetscFree(cf->dissip));
   PetscCall(PetscFree(cf->slip));
+  PetscCall(PetscFree(cf->fdamp));
+  PetscCall(PetscFree(cf->eslip));
   PetscCall(PetscFree(sim->vrel));
   PetscCall(PetscFree(sim->meff));
   PetscCall(PetscFree(sim->order));
@@ -36,6 +38,8 @@ static PetscErrorCode DemForcesReserve(DemSim sim, PetscInt n)
   PetscCall(PetscMalloc1(n, &cf->energy));
   PetscCall(PetscMalloc1(n, &cf->dissip));
   PetscCall(PetscMalloc1(n, &cf->slip));
+  PetscCall(PetscCalloc1(3 * n, &cf->fdamp));
+  PetscCall(PetscCalloc1(n, &cf->eslip));
   PetscCall(PetscMalloc1(3 * n, &sim->vrel));
   PetscCall(PetscMalloc1(n, &sim->meff));
   PetscCall(PetscMalloc1(n, &sim->order));
@@ -87,41 +91,19 @@ static inline PetscReal DemRampFactor(const DemLoad *ld, PetscReal t)
   return (t - ld->ramp[0]) / (ld->ramp[1] - ld->ramp[0]);
 }
 
-PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_jacobian, PetscBool commit, DemForceOut *out)
+/*
+  DemContactsDetect - runs the narrow phase over the neighbour list at `state` and leaves the
+  contact points in sim->cl (grouped by contact law, law column set, lawstart filled).
+  Integrators that need only the contact geometry (contact dynamics) call it directly.
+*/
+PetscErrorCode DemContactsDetect(DemSim sim, const DemState *st)
 {
   DemBodyStore     *bs = &sim->bodies;
   DemNeighbourList *nl = &sim->nl;
   DemContactList   *cl = &sim->cl;
-  DemContactForces *cf = &sim->cf;
-  const PetscInt    nb = bs->n + bs->nghost;
-  PetscReal        *f = out->f, *t = out->t, skin = 0;
-  const PetscReal  *g = sim->gravity;
+  PetscReal         skin = 0;
 
   PetscFunctionBegin;
-  PetscCheck(!want_jacobian || out->J, sim->comm, PETSC_ERR_ARG_NULL, "want_jacobian needs a matrix in out->J");
-  PetscCall(PetscArrayzero(f, 3 * nb));
-  PetscCall(PetscArrayzero(t, 3 * nb));
-  /* gravity on every mobile body; fixed bodies and walls report only their reactions */
-  for (PetscInt i = 0; i < nb; i++) {
-    if (bs->inv_m[i] == 0) continue;
-    f[3 * i] += bs->m[i] * g[0];
-    f[3 * i + 1] += bs->m[i] * g[1];
-    f[3 * i + 2] += bs->m[i] * g[2];
-  }
-  /* external loads: force at a body-frame point, plus a moment; linear ramp in time */
-  for (PetscInt l = 0; l < sim->nload; l++) {
-    const DemLoad *ld = &sim->loads[l];
-    PetscReal      s  = DemRampFactor(ld, sim->time);
-    for (PetscInt k = 0; k < ld->nids; k++) {
-      PetscInt  i = ld->ids[k];
-      PetscReal F[3] = {s * ld->force[0], s * ld->force[1], s * ld->force[2]}, r[3] = {0, 0, 0};
-      if (ld->haspoint) DemQuatRotate(&st->q[4 * i], ld->point, r);
-      for (int j = 0; j < 3; j++) f[3 * i + j] += F[j];
-      t[3 * i] += r[1] * F[2] - r[2] * F[1] + s * ld->moment[0];
-      t[3 * i + 1] += r[2] * F[0] - r[0] * F[2] + s * ld->moment[1];
-      t[3 * i + 2] += r[0] * F[1] - r[1] * F[0] + s * ld->moment[2];
-    }
-  }
   /* narrow phase, one call per shape-kind group */
   for (PetscInt l = 0; l < sim->nlaw; l++) skin = PetscMax(skin, sim->laws[l]->activation);
   cl->n = 0;
@@ -154,6 +136,45 @@ PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_j
     sim->lawstart[0] = 0;
     sim->lawstart[1] = cl->n;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_jacobian, PetscBool commit, DemForceOut *out)
+{
+  DemBodyStore     *bs = &sim->bodies;
+  DemNeighbourList *nl = &sim->nl;
+  DemContactList   *cl = &sim->cl;
+  DemContactForces *cf = &sim->cf;
+  const PetscInt    nb = bs->n + bs->nghost;
+  PetscReal        *f = out->f, *t = out->t;
+  const PetscReal  *g = sim->gravity;
+
+  PetscFunctionBegin;
+  PetscCheck(!want_jacobian || out->J, sim->comm, PETSC_ERR_ARG_NULL, "want_jacobian needs a matrix in out->J");
+  PetscCall(PetscArrayzero(f, 3 * nb));
+  PetscCall(PetscArrayzero(t, 3 * nb));
+  /* gravity on every mobile body; fixed bodies and walls report only their reactions */
+  for (PetscInt i = 0; i < nb; i++) {
+    if (bs->inv_m[i] == 0) continue;
+    f[3 * i] += bs->m[i] * g[0];
+    f[3 * i + 1] += bs->m[i] * g[1];
+    f[3 * i + 2] += bs->m[i] * g[2];
+  }
+  /* external loads: force at a body-frame point, plus a moment; linear ramp in time */
+  for (PetscInt l = 0; l < sim->nload; l++) {
+    const DemLoad *ld = &sim->loads[l];
+    PetscReal      s  = DemRampFactor(ld, sim->time);
+    for (PetscInt k = 0; k < ld->nids; k++) {
+      PetscInt  i = ld->ids[k];
+      PetscReal F[3] = {s * ld->force[0], s * ld->force[1], s * ld->force[2]}, r[3] = {0, 0, 0};
+      if (ld->haspoint) DemQuatRotate(&st->q[4 * i], ld->point, r);
+      for (int j = 0; j < 3; j++) f[3 * i + j] += F[j];
+      t[3 * i] += r[1] * F[2] - r[2] * F[1] + s * ld->moment[0];
+      t[3 * i + 1] += r[2] * F[0] - r[0] * F[2] + s * ld->moment[1];
+      t[3 * i + 2] += r[0] * F[1] - r[1] * F[0] + s * ld->moment[2];
+    }
+  }
+  PetscCall(DemContactsDetect(sim, st));
   {
     const PetscReal *v = st->v, *w = st->w;
     PetscReal       *vr = sim->vrel;
@@ -196,12 +217,19 @@ PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_j
     o.energy    = cf->energy + c0;
     o.dissip    = cf->dissip + c0;
     o.slip      = cf->slip + c0;
+    o.fdamp     = cf->fdamp + 3 * c0;
+    o.eslip     = cf->eslip + c0;
     PetscCall(DemContactLawCompute(sim->laws[l], &cb, sim->dt, commit, &o));
   }
   /* assembly */
   out->pe_contact  = 0;
   out->dissip_rate = 0;
   out->ncontacts   = 0;
+  out->eslip       = 0;
+  if (out->fd) {
+    PetscCall(PetscArrayzero(out->fd, 3 * nb));
+    PetscCall(PetscArrayzero(out->td, 3 * nb));
+  }
   for (PetscInt c = 0; c < cl->n; c++) {
     PetscInt         a = cl->a[c], b = cl->b[c];
     const PetscReal *n = cl->nrm + 3 * c, *ra = cl->ra + 3 * c, *rb = cl->rb + 3 * c;
@@ -219,6 +247,19 @@ PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_j
     t[3 * b + 2] -= rb[0] * F[1] - rb[1] * F[0];
     out->pe_contact += cf->energy[c];
     out->dissip_rate += cf->dissip[c];
+    out->eslip += cf->eslip[c];
+    if (out->fd) {
+      const PetscReal *D = cf->fdamp + 3 * c;
+      PetscReal       *fd = out->fd, *td = out->td;
+      fd[3 * a] += D[0], fd[3 * a + 1] += D[1], fd[3 * a + 2] += D[2];
+      fd[3 * b] -= D[0], fd[3 * b + 1] -= D[1], fd[3 * b + 2] -= D[2];
+      td[3 * a] += ra[1] * D[2] - ra[2] * D[1];
+      td[3 * a + 1] += ra[2] * D[0] - ra[0] * D[2];
+      td[3 * a + 2] += ra[0] * D[1] - ra[1] * D[0];
+      td[3 * b] -= rb[1] * D[2] - rb[2] * D[1];
+      td[3 * b + 1] -= rb[2] * D[0] - rb[0] * D[2];
+      td[3 * b + 2] -= rb[0] * D[1] - rb[1] * D[0];
+    }
     out->ncontacts += cl->gap[c] < 0;
   }
   /* a pair that is not in contact forgets its history */
@@ -229,11 +270,14 @@ PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_j
       sim->touchcap = PetscMax(nl->npairs, 2 * sim->touchcap);
       PetscCall(PetscMalloc1(sim->touchcap, &sim->touched));
     }
-    PetscCall(PetscArrayzero(sim->touched, nl->npairs));
+    char      *touched = sim->touched;
+    PetscReal *hist    = nl->history;
+    memset(touched, 0, (size_t)nl->npairs);
     for (PetscInt c = 0; c < cl->n; c++)
-      if (cl->hist[c] >= 0 && cl->gap[c] < sim->laws[cl->law[c]]->activation) sim->touched[cl->hist[c]] = 1;
+      if (cl->hist[c] >= 0 && cl->gap[c] < sim->laws[cl->law[c]]->activation) touched[cl->hist[c]] = 1;
     for (PetscInt k = 0; k < nl->npairs; k++)
-      if (!sim->touched[k]) PetscCall(PetscArrayzero(nl->history + k * hs, hs));
+      if (!touched[k])
+        for (PetscInt j = 0; j < hs; j++) hist[k * hs + j] = 0;
   }
   if (sim->dim == 2) PetscCall(DemSimConstrain(sim, f, t));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -69,6 +69,7 @@ PetscErrorCode DemSimDestroy(DemSim *simp)
   PetscCall(PetscFree(sim->loads));
   PetscCall(PetscFree(sim->out.track));
   PetscCall(PetscFree(sim->setnode));
+  PetscCall(PetscFree(sim->setfirst));
   PetscCall(PetscFree(sim->bodyset));
   PetscCall(DemNeighbourFree_Private(&sim->nl));
   PetscCall(DemHistoryMapFree(&sim->hmap));
@@ -253,7 +254,7 @@ static PetscErrorCode DemSimReadMaterials(DemSim sim, DemNode root)
     PetscCall(DemNodeGet(mn, "density", &kn));
     DemNodeCheck(kn, m->density > 0, "density must be > 0 kg/m^3 (got %g)", (double)m->density);
     PetscCall(DemNodeGet(mn, "youngs_modulus", &kn));
-    DemNodeCheck(kn ? kn : mn, m->E >= 0, "youngs_modulus must be > 0 Pa (got %g)", (double)m->E);
+    DemNodeCheck(kn ? kn : mn, !kn || m->E > 0, "youngs_modulus must be > 0 Pa (got %g)", (double)m->E);
     PetscCall(DemNodeGet(mn, "poisson_ratio", &kn));
     DemNodeCheck(kn ? kn : mn, m->nu > -1 && m->nu < 0.5, "poisson_ratio must be in (-1, 0.5) (got %g)", (double)m->nu);
     PetscCall(DemNodeGet(mn, "restitution", &kn));
@@ -345,7 +346,7 @@ static PetscErrorCode DemSimReadContacts(DemSim sim, DemNode root)
         PetscCall(PetscPushErrorHandler(DemRecordErrorHandler, NULL));
         ierr = DemContactLawSetFromConfig(sim->laws[sim->nlaw], NULL, &mp);
         PetscCall(PetscPopErrorHandler());
-        if (ierr) return DemNodeError(en, "law %s: %s", law, DemLastError());
+        if (ierr) return DemNodeError(en, "%s", DemLastError());
       }
       sim->histsize                     = PetscMax(sim->histsize, sim->laws[sim->nlaw]->histsize);
       sim->pairlaw[i * sim->nmat + j]   = sim->nlaw;
@@ -436,7 +437,7 @@ static PetscErrorCode DemSimAddBody(DemSim sim, PetscInt set, PetscInt shape, Pe
   DemQuatNormalize(bs->q + 4 * i);
   bs->m[i]        = m0 * s * s * s;
   bs->inv_m[i]    = fixed ? 0 : 1.0 / bs->m[i];
-  bs->radius[i]   = r0 * s;
+  bs->radius[i]   = bi->r > 0 ? bi->r : r0; /* exactly as given */
   bs->shape[i]    = (int)shape;
   bs->material[i] = (int)mat;
   bs->flags[i]    = fixed ? DEM_FIXED : 0;
@@ -536,9 +537,10 @@ static PetscErrorCode DemSimReadBodies(DemSim sim, DemNode root)
   if (DemNodeGetType(sets) != DEM_NODE_SEQ) return DemNodeError(sets, "expected a list of body sets");
   PetscCall(DemNodeSeqLength(sets, &sim->nsets));
   PetscCall(PetscCalloc1(sim->nsets, &sim->setnode));
+  PetscCall(PetscCalloc1(sim->nsets, &sim->setfirst));
   for (PetscInt s = 0; s < sim->nsets; s++) {
     DemNode           set, src[4], kn;
-    const char *const keys[]   = {"shape", "material", "fixed", "velocity", "angular_velocity", "radius", "seed", "lattice", "random", "list", "file", "name", NULL};
+    const char *const keys[]   = {"shape", "material", "fixed", "velocity", "angular_velocity", "radius", "seed", "lattice", "random", "list", "file", NULL};
     const char *const srcs[]   = {"lattice", "random", "list", "file"};
     PetscInt          shape = -1, mat = -1, nsrc = 0, which = -1, seedi = 1;
     PetscBool         fixed = PETSC_FALSE;
@@ -546,7 +548,8 @@ static PetscErrorCode DemSimReadBodies(DemSim sim, DemNode root)
     DemBodyInit       def;
     uint64_t          seed;
     PetscCall(DemNodeSeqItem(sets, s, &set));
-    sim->setnode[s] = set;
+    sim->setnode[s]  = set;
+    sim->setfirst[s] = sim->bodies.n;
     PetscCall(DemNodeRequireMap(set));
     PetscCall(DemNodeAllowKeys(set, keys));
     PetscCall(DemFindShape(sim, set, &shape));
@@ -573,8 +576,8 @@ static PetscErrorCode DemSimReadBodies(DemSim sim, DemNode root)
     }
     DemNodeCheck(set, nsrc == 1, "a body set needs exactly one of lattice, random, list, file (got %d)", (int)nsrc);
     if (which == 0) { /* lattice: lo + i*spacing up to hi */
-      const char *const lk[] = {"lo", "hi", "spacing", NULL};
-      PetscReal         lo[3], hi[3], h;
+      const char *const lk[] = {"lo", "hi", "spacing", "jitter", NULL};
+      PetscReal         lo[3], hi[3], h, jit = 0;
       PetscInt          n[3];
       PetscCall(DemNodeRequireMap(src[0]));
       PetscCall(DemNodeAllowKeys(src[0], lk));
@@ -583,6 +586,9 @@ static PetscErrorCode DemSimReadBodies(DemSim sim, DemNode root)
       PetscCall(DemNodeGetReal(src[0], "spacing", PETSC_TRUE, &h));
       PetscCall(DemNodeGet(src[0], "spacing", &kn));
       DemNodeCheck(kn, h > 0, "spacing must be > 0 (got %g)", (double)h);
+      PetscCall(DemNodeGetReal(src[0], "jitter", PETSC_FALSE, &jit));
+      PetscCall(DemNodeGet(src[0], "jitter", &kn));
+      DemNodeCheck(kn ? kn : src[0], jit >= 0 && jit < 0.5, "jitter must be in [0, 0.5) spacings (got %g)", (double)jit);
       for (int d = 0; d < 3; d++) {
         DemNodeCheck(src[0], hi[d] >= lo[d], "hi must be >= lo in every direction");
         n[d] = (PetscInt)PetscFloorReal((hi[d] - lo[d]) / h * (1 + 1e-12)) + 1;
@@ -595,6 +601,9 @@ static PetscErrorCode DemSimReadBodies(DemSim sim, DemNode root)
           for (PetscInt i = 0; i < n[0]; i++) {
             DemBodyInit bi = def;
             bi.x[0] = lo[0] + i * h, bi.x[1] = lo[1] + j * h, bi.x[2] = lo[2] + k * h;
+            /* jitter: uniform displacement of up to jitter*spacing per direction (seeded) */
+            for (int d = 0; d < 3 && jit > 0; d++)
+              if (!(sim->dim == 2 && d == 2)) bi.x[d] += jit * h * (2 * DemRandUniform(&seed) - 1);
             bi.r = DemSetRadius(rr, &seed);
             PetscCall(DemSimAddBody(sim, s, shape, mat, fixed, &bi));
           }
@@ -711,6 +720,10 @@ static PetscErrorCode DemSimReadWalls(DemSim sim, DemNode root)
     if (ierr) return DemNodeError(tn, "unknown wall type '%s'; registered shapes: %s", type, names);
     PetscCall(DemShapeCreate(sim->comm, &shp));
     PetscCall(DemShapeSetType(shp, type));
+    if (!shp->unbounded) {
+      PetscCall(DemShapeDestroy(&shp));
+      return DemNodeError(tn, "shape type '%s' cannot be a wall; wall types: plane", type);
+    }
     PetscCall(PetscSNPrintf(shp->name, sizeof(shp->name), "wall%" PetscInt_FMT, w));
     /* the shapes table owns the wall's shape */
     {
@@ -988,7 +1001,7 @@ PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
     PetscCall(DemNodeAllowKeys(rn, rk));
     PetscCall(DemNodeGetReal(rn, "end_time", PETSC_FALSE, &sim->end_time));
     PetscCall(DemNodeGetInt(rn, "steps", PETSC_FALSE, &sim->max_steps));
-    DemNodeCheck(rn, (sim->end_time > 0) != (sim->max_steps > 0), "give exactly one of end_time > 0 (seconds) and steps > 0");
+    DemNodeCheck(rn, (sim->end_time > 0) != (sim->max_steps > 0), "give exactly one of end_time > 0 (seconds) and steps > 0 (got end_time %g, steps %" PetscInt_FMT ")", (double)sim->end_time, sim->max_steps);
   }
   PetscCall(DemSimReadOutput(sim, root));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1046,13 +1059,19 @@ static PetscErrorCode DemSimCheckOverlaps(DemSim sim)
     PetscCall(fn(pb.ka, pb.kb, &pb, 0, &sim->cl));
   }
   for (PetscInt c = 0; c < sim->cl.n; c++) {
-    PetscInt a = sim->cl.a[c], b = sim->cl.b[c], tol;
-    if ((bs->flags[a] | bs->flags[b]) & DEM_WALL) continue;
-    tol = 0;
-    if (sim->cl.gap[c] < -1e-9 * (bs->radius[a] + bs->radius[b]) + tol) {
-      DemNode node = sim->setnode[sim->bodyset[a]];
-      sim->cl.n    = 0;
-      return DemNodeError(node, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap at the start by %g m (centres [%g, %g, %g] and [%g, %g, %g]); move them apart", (PetscInt)bs->gid[a], (PetscInt)bs->gid[b], (double)-sim->cl.gap[c], (double)bs->x[3 * a], (double)bs->x[3 * a + 1], (double)bs->x[3 * a + 2], (double)bs->x[3 * b], (double)bs->x[3 * b + 1], (double)bs->x[3 * b + 2]);
+    PetscInt a = sim->cl.a[c], b = sim->cl.b[c], body = (bs->flags[a] & DEM_WALL) ? b : a;
+    PetscReal scale = ((bs->flags[a] | bs->flags[b]) & DEM_WALL) ? bs->radius[body] : bs->radius[a] + bs->radius[b];
+    if (sim->cl.gap[c] < -1e-9 * scale) {
+      DemNode node = sim->setnode[sim->bodyset[body]], lst = NULL, item = NULL;
+      /* point at the list item when the body comes from a list */
+      PetscCall(DemNodeGet(node, "list", &lst));
+      if (lst) PetscCall(DemNodeSeqItem(lst, body - sim->setfirst[sim->bodyset[body]], &item));
+      sim->cl.n = 0;
+      if ((bs->flags[a] | bs->flags[b]) & DEM_WALL) {
+        PetscInt w = (bs->flags[a] & DEM_WALL) ? a : b;
+        return DemNodeError(item ? item : node, "body %" PetscInt_FMT " (centre [%g, %g, %g], radius %g) overlaps wall %" PetscInt_FMT " by %g m at the start; move it to the free side of the wall", (PetscInt)bs->gid[body], (double)bs->x[3 * body], (double)bs->x[3 * body + 1], (double)bs->x[3 * body + 2], (double)bs->radius[body], (PetscInt)bs->gid[w], (double)-sim->cl.gap[c]);
+      }
+      return DemNodeError(item ? item : node, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap at the start by %g m (centres [%g, %g, %g] and [%g, %g, %g]); move them apart", (PetscInt)bs->gid[a], (PetscInt)bs->gid[b], (double)-sim->cl.gap[c], (double)bs->x[3 * a], (double)bs->x[3 * a + 1], (double)bs->x[3 * a + 2], (double)bs->x[3 * b], (double)bs->x[3 * b + 1], (double)bs->x[3 * b + 2]);
     }
   }
   sim->cl.n = 0;

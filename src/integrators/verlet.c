@@ -32,23 +32,25 @@ static PetscErrorCode DemIntegratorSetFromConfig_Verlet(DemIntegrator ig, DemNod
 /* v += h f/m, w += h I_world^-1 t for every mobile owned body */
 static void DemVerletKick(DemBodyStore *bs, PetscReal h)
 {
-  for (PetscInt i = 0; i < bs->n; i++) {
-    PetscReal        im = bs->inv_m[i];
-    const PetscReal *f = bs->f + 3 * i, *t = bs->t + 3 * i, *iI = bs->inv_I + 3 * i;
-    if (im == 0) continue;
-    bs->v[3 * i] += h * im * f[0];
-    bs->v[3 * i + 1] += h * im * f[1];
-    bs->v[3 * i + 2] += h * im * f[2];
-    if (iI[0] == iI[1] && iI[1] == iI[2]) {
-      bs->w[3 * i] += h * iI[0] * t[0];
-      bs->w[3 * i + 1] += h * iI[0] * t[1];
-      bs->w[3 * i + 2] += h * iI[0] * t[2];
+  const PetscInt                n  = bs->n;
+  const PetscReal *restrict     f  = bs->f, *restrict t = bs->t, *restrict iI = bs->inv_I, *restrict im = bs->inv_m;
+  PetscReal *restrict           v  = bs->v, *restrict w = bs->w;
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscReal hm = h * im[i];
+    v[3 * i] += hm * f[3 * i];
+    v[3 * i + 1] += hm * f[3 * i + 1];
+    v[3 * i + 2] += hm * f[3 * i + 2];
+    if (iI[3 * i] == iI[3 * i + 1] && iI[3 * i + 1] == iI[3 * i + 2]) { /* spheres; fixed bodies have 0 */
+      const PetscReal hI = h * iI[3 * i];
+      w[3 * i] += hI * t[3 * i];
+      w[3 * i + 1] += hI * t[3 * i + 1];
+      w[3 * i + 2] += hI * t[3 * i + 2];
     } else {
       PetscReal tb[3], dw[3];
-      DemQuatRotateInv(bs->q + 4 * i, t, tb);
-      tb[0] *= h * iI[0], tb[1] *= h * iI[1], tb[2] *= h * iI[2];
+      DemQuatRotateInv(bs->q + 4 * i, t + 3 * i, tb);
+      tb[0] *= h * iI[3 * i], tb[1] *= h * iI[3 * i + 1], tb[2] *= h * iI[3 * i + 2];
       DemQuatRotate(bs->q + 4 * i, tb, dw);
-      bs->w[3 * i] += dw[0], bs->w[3 * i + 1] += dw[1], bs->w[3 * i + 2] += dw[2];
+      w[3 * i] += dw[0], w[3 * i + 1] += dw[1], w[3 * i + 2] += dw[2];
     }
   }
 }

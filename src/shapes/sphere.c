@@ -88,7 +88,9 @@ PetscErrorCode DemCollide_SphereSphere(DemShapeKind ka, DemShapeKind kb, const D
     {
       PetscReal dist = PetscSqrtReal(r2), inv = dist > 0 ? 1.0 / dist : 0.0, gap = dist - ra - rb, s;
       PetscInt  c;
-      PetscCall(DemContactListAppend(out, &c));
+      if (out->n == out->cap) PetscCall(DemContactListReserve(out, PetscMax(64, 2 * out->cap)));
+      c = out->n++;
+      out->feature[c] = 0;
       out->a[c]   = a;
       out->b[c]   = b;
       out->hist[c] = pb->pair ? pb->pair[k] : -1;

@@ -73,7 +73,7 @@ static PetscErrorCode CheckPositive(DemNode node, PetscReal v)
 {
   PetscFunctionBeginUser;
   DemNodeCheck(node, v > 0, "must be > 0 (got %g)", (double)v);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode TestGood(const char *file)
@@ -177,7 +177,7 @@ static PetscErrorCode TestGood(const char *file)
   PetscCall(DemConfigDestroy(&root));
   DEM_CHECK("Destroy sets NULL", root == NULL, "not NULL");
   PetscCall(DemConfigDestroy(&root));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode TestBad(const char *file)
@@ -224,7 +224,7 @@ static PetscErrorCode TestBad(const char *file)
   expect_error("string wanted, mapping given", DemNodeGetString(root, "shape", PETSC_TRUE, NULL), "%s:5:3: shape: expected a string, got a mapping", file);
   expect_error("DemNodeAsReal on a list", DemNodeAsReal(root, &r), "%s:1:1: expected a number, got a mapping", file);
   PetscCall(DemConfigDestroy(&root));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode TestLoadErrors(void)
@@ -296,7 +296,7 @@ static PetscErrorCode TestLoadErrors(void)
     DEM_CHECK("Destroy refuses a non-root handle", DemConfigDestroy(&nn) == PETSC_ERR_ARG_WRONG && nn != NULL, "accepted");
   }
   PetscCall(DemConfigDestroy(&root));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode TestSet(const char *file)
@@ -396,7 +396,7 @@ static PetscErrorCode TestSet(const char *file)
   DemSetLastError("plain %d", 3);
   DEM_CHECK("DemSetLastError", !strcmp(DemLastError(), "plain 3"), "'%s'", DemLastError());
   PetscCall(DemConfigDestroy(&root));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 int main(int argc, char **argv)

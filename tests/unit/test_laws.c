@@ -337,7 +337,7 @@ int main(int argc, char **argv)
     const double kn = 1.0e5, kt = 2.0 / 7.0 * kn, m = 0.01, delta = 1e-3, mu_s = 0.5, mu_d = 0.3;
     const double l = log(0.7), zeta = -l / sqrt(PETSC_PI * PETSC_PI + l * l), gn = 2 * zeta * sqrt(kn / m), ct = 0.5 * m * gn;
     const double fn = kn * delta; /* vn = 0 */
-    PetscReal    v[3] = {0, 20, 0}, save[HS * NMAX], s_trial[3], s_new[3];
+    PetscReal    v[3] = {0, 20, 0}, save[HS * NMAX], s_old[3], s_trial[3], s_new[3];
     double       ref_dissip;
 
     PetscCall(LawSetUp(DemContactLawCreate_Hooke, root, "hooke_e", &gs, &law));
@@ -357,13 +357,15 @@ int main(int argc, char **argv)
     DEM_CHECK_REL("hooke: spring reset to -(Ft + ct vt)/kt (gamma_t = gamma_n/2 default)", tb.history[HS * 2 + 1], -(-mu_s * fn + ct * 20) / kt, 1e-12);
     DEM_CHECK("hooke: slip flag committed, extra history reals untouched", tb.history[HS * 2 + 3] == 1 && tb.history[HS * 2] == 0 && tb.history[HS * 2 + 2] == 0 && tb.history[HS * 2 + 4] == 123.0 && tb.history[HS * 2 + 5] == -7.0, "history %g %g %g %g %g %g", tb.history[12], tb.history[13], tb.history[14], tb.history[15], tb.history[16], tb.history[17]);
     /* second step while sliding: dynamic limit; dissipation includes the return mapping */
-    for (int k = 0; k < 3; k++) s_trial[k] = tb.history[HS * 2 + k] + v[k] * dt;
+    for (int k = 0; k < 3; k++) s_old[k] = tb.history[HS * 2 + k], s_trial[k] = s_old[k] + v[k] * dt;
     PetscCall((*law->ops->compute)(law, &tb.batch, dt, PETSC_TRUE, &tb.out));
     DEM_CHECK_REL("hooke: sliding contact is capped at the dynamic limit mu_d fn", Norm(tb.ft), mu_d * fn, 1e-13);
     DEM_CHECK("hooke: sliding ft = -mu_d fn vt/|vt|", tb.slip[0] == 1 && fabs(tb.ft[1] + mu_d * fn) < 1e-12 * fn && tb.ft[0] == 0 && tb.ft[2] == 0, "ft (%g %g %g) slip %d", tb.ft[0], tb.ft[1], tb.ft[2], tb.slip[0]);
     for (int k = 0; k < 3; k++) s_new[k] = -(tb.ft[k] + ct * v[k]) / kt;
-    ref_dissip = ct * Dot(v, v) + 0.5 * kt * (Dot(s_trial, s_trial) - Dot(s_new, s_new)) / dt;
-    DEM_CHECK_REL("hooke: dissipation power = dashpot + return-mapping rate 0.5 kt (|s_trial|^2 - |s|^2)/dt", tb.dissip[0], ref_dissip, 1e-12);
+    /* spring work 0.5 kt (s_old + s).(s_trial - s_old) minus the stored 0.5 kt (|s|^2 - |s_old|^2) */
+    ref_dissip = ct * Dot(v, v);
+    for (int k = 0; k < 3; k++) ref_dissip += 0.5 * kt * (s_old[k] + s_new[k]) * (s_trial[k] - s_new[k]) / dt;
+    DEM_CHECK_REL("hooke: dissipation power = dashpot + return-mapping rate 0.5 kt (s_old + s).(s_trial - s)/dt", tb.dissip[0], ref_dissip, 1e-12);
     DEM_CHECK_REL("hooke: energy at the limit = 0.5 kn delta^2 + 0.5 kt |s|^2", tb.energy[0], 0.5 * kn * delta * delta + 0.5 * kt * Dot(s_new, s_new), 1e-12);
     /* a tangential velocity that unloads the spring to zero force: back to sticking */
     {

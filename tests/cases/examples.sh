@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# examples.sh - every config/*.yaml runs in a quick mode (DESIGN.md "Layout": each example runs
+# in `make test`), and each run is checked against numbers that do not come from the program:
+# the body count of its YAML, analytic values, and the energy balance with a tolerance set by
+# the time step.
+#
+# Energy: thermo.csv's e_balance = kinetic + potential + contact energy + dissipated must stay
+# at its initial value. Velocity Verlet keeps a shadow energy: on a linear contact of
+# collision time tc (omega = pi / tc) the energy oscillates by at most (omega dt)^2 / 4 of the
+# energy in the contact, and returns when the contact opens. Dashpots and friction are
+# evaluated with the half-step velocity (the LAMMPS convention), which makes the dissipated
+# energy first order: its error is O(dt / tc) of the energy dissipated. Tolerances:
+#   elastic (impact):    max |e_balance - e0| <= (omega dt)^2 / 2 * e0
+#   dissipative:         |e_balance - e0| <= 2 (dt / tc) * dissipated + (omega dt)^2 / 2 * KE_max
+# with dt / tc = the YAML's integrator.dt_fraction (dt: auto).
+#
+# A config/*.yaml without a case below is still run (100 steps) and checked for a clean exit,
+# but reported "not ok": add its quick mode and its numbers here.
+set -u
+M=${MMDEM:-build/mmdem}
+PY=${PY:-/usr/bin/python3}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+for f in config/*.yaml; do
+  name=$(basename "$f" .yaml)
+  case $name in
+    impact) quick=(--set run.end_time=0.002) ;;             # the collision is over at 0.78 ms
+    settle) quick=(--set run.end_time=0.05) ;;              # the lowest beads have landed
+    rolling) quick=(--set run.end_time=0.15) ;;             # rolling from 0.097 s on
+    *) quick=(--set 'run={steps: 100}') ;;
+  esac
+  t0=$(date +%s%N)
+  if ! "$M" run "$f" --out "$T/$name" --quiet "${quick[@]}" > "$T/$name.log" 2>&1; then
+    echo "not ok - $name: quick run failed: $(tail -n 3 "$T/$name.log" | tr '\n' '|')"
+    continue
+  fi
+  echo "ok - $name: quick run (${quick[*]}, $(( ($(date +%s%N) - t0) / 1000000 )) ms)"
+  "$PY" - "$name" "$T/$name" <<'EOF'
+import csv, math, os, sys
+name, out = sys.argv[1], sys.argv[2]
+PI = math.pi
+
+def check(what, cond, detail=""):
+    print(("ok - %s: %s" % (name, what)) if cond else ("not ok - %s: %s: %s" % (name, what, detail)))
+
+def rows(f):
+    return list(csv.DictReader(open(os.path.join(out, f))))
+
+thermo, final = rows("thermo.csv"), rows("bodies_final.csv")
+head = open(os.path.join(out, "thermo.csv")).readline().strip().split(",")
+contract = "step,time,dt,ke_trans,ke_rot,pe_grav,pe_contact,dissipated,contacts,iterations,wall_s".split(",")
+check("thermo.csv header", head[:len(contract)] == contract and "e_balance" in head, "%s" % head)
+e = [float(r["e_balance"]) for r in thermo]
+ke = [float(r["ke_trans"]) + float(r["ke_rot"]) for r in thermo]
+diss = float(thermo[-1]["dissipated"])
+check("e_balance finite", all(math.isfinite(x) for x in e), "")
+
+def energy(frac, elastic):
+    w2 = (PI * frac) ** 2
+    if elastic:
+        err, tol = max(abs(x - e[0]) for x in e), 0.5 * w2 * abs(e[0])
+        check("max |e_balance - e0| = %.3g J <= (omega dt)^2/2 e0 = %.3g J" % (err, tol), err <= tol, "e0 = %.6g J" % e[0])
+    else:
+        err, tol = abs(e[-1] - e[0]), 2 * frac * abs(diss) + 0.5 * w2 * max(ke)
+        check("|e_balance - e0| = %.3g J <= 2 (dt/tc) dissipated + (omega dt)^2/2 KE_max = %.3g J" % (err, tol),
+              err <= tol, "e0 = %.6g J, dissipated %.6g J, KE_max %.6g J" % (e[0], diss, max(ke)))
+
+if name == "impact":
+    # two beads of the YAML's list, head-on at +-0.5 m/s, gamma_n = 0: an elastic collision
+    check("2 bodies in bodies_final.csv", len(final) == 2, "%d" % len(final))
+    frac = 0.00625
+    energy(frac, True)
+    v = sorted(float(r["vx"]) for r in final)
+    check("velocities reversed, -0.5 and +0.5 m/s within dt/tc", all(abs(abs(x) - 0.5) <= frac * 0.5 for x in v) and v[0] < 0 < v[1], "%s" % v)
+    check("the collision happened (contacts > 0 at some step)", any(int(r["contacts"]) > 0 for r in thermo), "")
+elif name == "settle":
+    # random: {count: 4000} beads of radius 1.8..2.2 mm, floor z = 0, side walls at 0 and 0.1 m
+    rmax = 0.0022
+    check("4000 bodies in bodies_final.csv", len(final) == 4000, "%d" % len(final))
+    z = min(float(r["z"]) for r in final)
+    check("no bead below the floor: z_min = %.4g m >= 0.5 r_max" % z, z >= 0.5 * rmax, "")
+    xy = [float(r[c]) for r in final for c in ("x", "y")]
+    check("no bead through a side wall", min(xy) >= 0.5 * rmax and max(xy) <= 0.1 - 0.5 * rmax, "%g %g" % (min(xy), max(xy)))
+    check("beads have landed (contacts at the end)", int(thermo[-1]["contacts"]) > 0, thermo[-1]["contacts"])
+    energy(0.02, False)
+elif name == "rolling":
+    # v0 = 1 m/s, mu = 0.3, g = 9.81, r = 0.01 m, m = 7800 * 4/3 pi r^3
+    v0, mu, g, r = 1.0, 0.3, 9.81, 0.01
+    m = 7800 * 4.0 / 3.0 * PI * r ** 3
+    check("1 body in bodies_final.csv", len(final) == 1, "%d" % len(final))
+    b = final[0]
+    vx, wy, z = float(b["vx"]), float(b["wy"]), float(b["z"])
+    check("rolls at 5/7 v0: v = %.6g m/s" % vx, abs(vx / (5.0 / 7.0 * v0) - 1) <= 5e-3, "expected %.6g" % (5.0 / 7.0 * v0))
+    check("rolling without slip: |v - w r| = %.3g m/s <= 1e-3 v0" % abs(vx - wy * r), abs(vx - wy * r) <= 1e-3 * v0, "w = %g" % wy)
+    d0 = m * g / 1.0e5  # static overlap m g / kn
+    check("rests on the plane at its static overlap m g/kn = %.4g m (got %.4g)" % (d0, r - z), abs((r - z) / d0 - 1) <= 0.01, "")
+    tr = rows("track.csv")
+    slip = [(float(t["time"]), float(t["vx"]) - float(t["wy"]) * r) for t in tr]
+    tstop = next((t for t, s in slip if abs(s) <= 1e-3 * v0), None)
+    tan = 2 * v0 / (7 * mu * g)
+    check("slipping stops at 2 v0/(7 mu g) = %.5g s (got %s)" % (tan, tstop), tstop is not None and abs(tstop / tan - 1) <= 0.02, "")
+    kf = ke[-1]
+    check("final kinetic energy 5/14 m v0^2 = %.5g J (got %.5g)" % (5.0 / 14 * m * v0 ** 2, kf), abs(kf / (5.0 / 14 * m * v0 ** 2) - 1) <= 1e-2, "")
+    check("dissipated = m v0^2/7 = %.5g J within 2 dt/tc (got %.5g)" % (m * v0 ** 2 / 7, diss), abs(diss / (m * v0 ** 2 / 7) - 1) <= 2 * 0.02, "")
+    energy(0.02, False)
+else:
+    check("has a quick-mode check in tests/cases/examples.sh", False, "add its quick mode and the numbers it must meet")
+EOF
+done
