@@ -28,7 +28,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 PLUGIN_SRC := $(wildcard plugins/*.c)
 
 .PHONY: all test validate bench deps install clean plugins
-all: $(BUILD)/libmmdem.so $(BUILD)/mmdem $(TEST_BIN)
+all: $(BUILD)/libmmdem.so $(BUILD)/mmdem $(TEST_BIN) plugins
 
 # LAMMPS-style registration: marker lines DEM_STYLE(kind, "name", Fn) are collected into
 # build/styles.inc, which src/core/registry.c includes (STYLE.md item 6).
@@ -57,6 +57,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmmdem.so tests/dem_test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(LDFLAGS) -L$(BUILD) -lmmdem -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
 
+# example plugins: build/plugins/NAME.so from plugins/NAME.c, through plugins/Makefile (the
+# one users copy), against this tree's headers
+plugins: $(BUILD)/mmdem
+	@$(MAKE) --no-print-directory -C plugins OUT=$(abspath $(BUILD))/plugins MMDEM_INC=$(abspath src/core)
+
 test: all
 	@bash tests/run.sh quick
 
@@ -80,7 +85,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/mmdem
 	install -m 755 $(BUILD)/mmdem $(DESTDIR)$(PREFIX)/bin/mmdem
 	install -m 755 $(BUILD)/libmmdem.so $(DESTDIR)$(PREFIX)/lib/libmmdem.so
-	install -m 644 src/core/dem.h src/core/demimpl.h $(DESTDIR)$(PREFIX)/include/mmdem/
+	install -m 644 src/core/dem.h src/core/demimpl.h src/core/dem_plugin.h $(DESTDIR)$(PREFIX)/include/mmdem/
 
 clean:
 	rm -rf $(BUILD)

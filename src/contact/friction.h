@@ -17,8 +17,11 @@
        of the committed slip flag). A sticking contact whose |Ft| exceeds the static limit is
        capped at that limit and becomes sliding; a sliding contact is capped at the dynamic
        limit and returns to sticking when |Ft| falls below it. At the limit Ft is scaled to the
-       limit and the spring is reset to s = -(Ft + ct vt) / kt (the return mapping of
-       001 eq. (35)-(36)); with a zero limit (fn <= 0, e.g. while the unclamped normal
+       limit and the spring is reset to s = -Ft / kt, so that the spring alone carries the
+       Coulomb force, |kt s| = mu fn (the return mapping of 001 eq. (35)-(36)). LAMMPS's
+       gran/hooke/history resets to -(Ft + ct vt)/kt instead; that spring stores
+       |Ft + ct vt|^2/(2 kt), energy no work put there, and the energy bookkeeping could not
+       close; the two agree when ct = 0. With a zero limit (fn <= 0, e.g. while the unclamped normal
        dashpot pulls at the end of a collision, or mu = 0) no tangential force acts and the
        spring relaxes to s = 0, so an opening contact stores no tangential energy;
     4. only with `commit` are s and the slip flag written back, so that the trial evaluations
@@ -41,11 +44,14 @@
           dt (> 0 for a dissipation rate), kt (>= 0), ct (>= 0), fn (normal force, may be
           negative when damping pulls), mu_s, mu_d, h (history slot or NULL: zero spring and
           nothing stored), commit
-  Output: ft (force on a), energy (0.5 kt |s|^2), dissip (power, W), slip (1 at the limit)
+  Output: ft (force on a), energy (0.5 kt |s|^2), dissip (power, W), slip (1 at the limit),
+          fdamp (the non-spring part of ft, ft + kt s: -ct vt unless the limit is zero; the
+          tangential part of the laws' fdamp column), eslip (J: the spring energy the return
+          mapping removed over the step, dt times its share of dissip; 0 without commit)
 
   Inline: it is the inner loop of the laws; no allocation, no indirect call.
 */
-static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip)
+static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
 {
   PetscReal s[3] = {0, 0, 0}, so[3], vt[3], st[3], f[3];
   PetscReal vn, sn, s2, sr2, f2, flim, fmag, mu;
@@ -96,9 +102,9 @@ static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscRe
     f[1] *= flim / fmag;
     f[2] *= flim / fmag;
     if (kt > 0 && flim > 0) {
-      s[0] = -(f[0] + ct * vt[0]) / kt;
-      s[1] = -(f[1] + ct * vt[1]) / kt;
-      s[2] = -(f[2] + ct * vt[2]) / kt;
+      s[0] = -f[0] / kt;
+      s[1] = -f[1] / kt;
+      s[2] = -f[2] / kt;
     } else s[0] = s[1] = s[2] = 0; /* no normal load: the spring relaxes, no force acts */
   } else {
     s[0] = st[0];
@@ -121,7 +127,11 @@ static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscRe
     for (int j = 0; j < 3; j++) fd[j] = f[j] + kt * s[j];
     if (dt > 0)
       for (int j = 0; j < 3; j++) ds += 0.5 * kt * (so[j] + s[j]) * (st[j] - s[j]) / dt;
-    *dissip = -(fd[0] * vt[0] + fd[1] * vt[1] + fd[2] * vt[2]) + ds;
+    *dissip  = -(fd[0] * vt[0] + fd[1] * vt[1] + fd[2] * vt[2]) + ds;
+    fdamp[0] = fd[0];
+    fdamp[1] = fd[1];
+    fdamp[2] = fd[2];
+    *eslip   = commit ? ds * dt : 0;
   }
   *slip   = atlimit;
   if (h && commit) {

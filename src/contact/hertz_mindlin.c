@@ -82,12 +82,14 @@ static PetscErrorCode DemContactLawCompute_HertzMindlin(DemContactLaw law, const
     const PetscReal *n   = batch->nrm + 3 * i, *v = batch->vrel + 3 * i;
     const PetscReal  gap = batch->gap[i], m = batch->meff[i];
     PetscReal       *h   = batch->hist[i] >= 0 ? batch->history + batch->hist[i] * batch->histsize : NULL;
-    PetscReal        delta, sR, sd, kn_tan, cn, kt, ct, vn, fn, et, dt_;
+    PetscReal        delta, sR, sd, kn_tan, cn, kt, ct, vn, fn, et, dt_, fdt[3], es;
 
     if (!(gap < 0)) {
       out->fn[i] = out->dfn_dgap[i] = out->cn[i] = out->kt[i] = out->energy[i] = out->dissip[i] = 0;
       out->ft[3 * i] = out->ft[3 * i + 1] = out->ft[3 * i + 2] = 0;
       out->slip[i]                                             = 0;
+      if (out->fdamp) out->fdamp[3 * i] = out->fdamp[3 * i + 1] = out->fdamp[3 * i + 2] = 0;
+      if (out->eslip) out->eslip[i] = 0;
       if (h && commit) DemFrictionReset_Private(h);
       continue;
     }
@@ -101,13 +103,16 @@ static PetscErrorCode DemContactLawCompute_HertzMindlin(DemContactLaw law, const
     ct = 2 * xi * PetscSqrtReal(m * kt);
     vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
     fn = 4.0 / 3.0 * Es * sR * delta * sd - cn * vn;
-    DemFrictionSpring_Private(n, v, dt, kt, ct, fn, mu_s, mu_d, h, commit, out->ft + 3 * i, &et, &dt_, &out->slip[i]);
+    DemFrictionSpring_Private(n, v, dt, kt, ct, fn, mu_s, mu_d, h, commit, out->ft + 3 * i, &et, &dt_, &out->slip[i], fdt, &es);
     out->fn[i]       = fn;
     out->dfn_dgap[i] = -kn_tan;
     out->cn[i]       = cn;
     out->kt[i]       = kt;
     out->energy[i]   = 8.0 / 15.0 * Es * sR * delta * delta * sd + et;
     out->dissip[i]   = cn * vn * vn + dt_;
+    if (out->fdamp) /* normal and tangential dashpots */
+      for (int j = 0; j < 3; j++) out->fdamp[3 * i + j] = -cn * vn * n[j] + fdt[j];
+    if (out->eslip) out->eslip[i] = es;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -215,6 +215,9 @@ struct _p_DemSim {
   PetscInt     step, max_steps;
   /* energy bookkeeping */
   PetscReal    pe_contact, dissipated, dissip_rate_prev;
+  PetscReal   *fd, *td;  /* [3 nb] dissipative part of the body forces and torques at the last
+                            committed evaluation (energy bookkeeping of the integrators) */
+  PetscInt     fdcap;
   PetscInt     ncontacts, iterations;
   /* output */
   DemOutputConfig out;
@@ -223,11 +226,14 @@ struct _p_DemSim {
   PetscLogDouble wall0;
   /* plugin-registered */
   PetscInt     nplugins;
+  struct _DemBondList *bonds; /* bonded pairs (src/core/bonds.c), NULL without a bonds: key */
 };
 
 /* narrow phase only: contact points at a state into sim->cl, grouped by law (forces.c) */
 PETSC_EXTERN PetscErrorCode DemContactsDetect(DemSim, const DemState *);
 /* helpers shared between core files */
+PETSC_EXTERN PetscErrorCode DemSimReserveDissipative_Private(DemSim);
+PETSC_EXTERN PetscReal      DemSimDissipativePower_Private(DemSim, const PetscReal *fd, const PetscReal *td);
 PETSC_EXTERN PetscErrorCode DemRecordErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
 PETSC_EXTERN PetscErrorCode DemIntegratorAllowKeys_Private(DemNode cfg, const char *const own[]);
 PETSC_EXTERN PetscErrorCode DemSimEnergies_Private(DemSim, PetscReal *ke_t, PetscReal *ke_r, PetscReal *pe_g);
@@ -258,3 +264,58 @@ PETSC_EXTERN PetscErrorCode DemPlaneSetDisplaySize(DemShape, PetscReal halfsize)
 PETSC_EXTERN PetscErrorCode DemContactLawCreate_Hooke(DemContactLaw);
 PETSC_EXTERN PetscErrorCode DemContactLawCreate_HertzMindlin(DemContactLaw);
 PETSC_EXTERN PetscErrorCode DemIntegratorCreate_Verlet(DemIntegrator);
+
+/* ---- plugins (src/core/plugin.c) ---- */
+/* forgets the registry entries whose origin is `origin` (registry.c) */
+PETSC_EXTERN PetscErrorCode DemRegistryForget_Private(const char origin[]);
+/* MMDEM_PLUGIN_PATH, the run description's plugins: list, and per-body fields (sim.c) */
+PETSC_EXTERN PetscErrorCode DemPluginsSetUpSim_Private(DemSim, DemNode root);
+PETSC_EXTERN PetscErrorCode DemPluginsLoadFromConfig_Private(DemNode root, PetscInt *nloaded);
+/* extra thermo.csv columns registered by plugins (output.c) */
+PETSC_EXTERN PetscInt       DemThermoExtraCount_Private(void);
+PETSC_EXTERN const char    *DemThermoExtraName_Private(PetscInt);
+PETSC_EXTERN PetscErrorCode DemThermoExtraEval_Private(DemSim, PetscInt, PetscReal *);
+/* contact dynamics, 004 (src/integrators/cd.c) */
+PETSC_EXTERN PetscErrorCode DemIntegratorCreate_CD(DemIntegrator);
+
+/* ---- bonded pairs, 003 section 3.3 (src/core/bonds.c, law src/contact/bond.c) ---- */
+typedef struct _DemBondList {
+  PetscInt   n;
+  PetscInt  *a, *b;        /* [n] bonded bodies, in the colliders' order of shape kinds */
+  int64_t   *key;          /* [n] min(a,b) * nbodies + max(a,b), ascending (a, b follow it) */
+  PetscInt  *best;         /* [n] scratch: the contact of each bond at this evaluation */
+  PetscInt  *ia, *ib;      /* [n] scratch */
+  PetscReal *shift;        /* [3n] scratch */
+  char      *mark;         /* [n] scratch */
+  char      *hasbond;      /* [nbodies] 1 for a body with a bond */
+  PetscInt   law;          /* index of the bonds' law in sim->laws */
+  PetscReal  threshold;    /* m; <= 0: 0.01 (r_a + r_b) per pair */
+  DemNode    node;         /* the bonds: mapping, for messages */
+} DemBondList;
+PETSC_EXTERN PetscErrorCode DemBondsSetFromConfig_Private(DemSim, DemNode root);
+PETSC_EXTERN PetscErrorCode DemBondsSetUp_Private(DemSim);
+PETSC_EXTERN PetscErrorCode DemBondsDetect_Private(DemSim, const DemState *);
+PETSC_EXTERN PetscErrorCode DemBondsDestroy_Private(DemSim);
+/* contact c of sim->cl is a bond */
+static inline PetscBool DemContactIsBond_Private(DemSim sim, PetscInt c)
+{
+  return (sim->bonds && sim->cl.law[c] == sim->bonds->law) ? PETSC_TRUE : PETSC_FALSE;
+}
+PETSC_EXTERN PetscErrorCode DemContactLawCreate_Bond(DemContactLaw);
+
+/* ---- contact Jacobian blocks for implicit integrators (src/core/jacobian.c) ---- */
+/* block row of each body that is an unknown (mobile particle), -1 for the others */
+PETSC_EXTERN PetscErrorCode DemJacobianNumbering_Private(DemSim, PetscInt row[], PetscInt *nrows);
+/* MATBAIJ / MATSBAIJ, block size 6, preallocated from the neighbour list and the bonds, with
+   the block local-to-global mapping body index -> row[] */
+PETSC_EXTERN PetscErrorCode DemJacobianCreate_Private(DemSim, MatType, const PetscInt row[], PetscInt nrows, Mat *J);
+/* J += cstiff K + cdamp C over the contacts of the last DemForcesCompute (at state st):
+   K = -dF/dq (normal dfn_dgap n n^T, geometric fn/dist (I - n n^T), tangential kt (I - n n^T)),
+   C = -dF/dv (cn n n^T + ct (I - n n^T)); values added, not assembled */
+PETSC_EXTERN PetscErrorCode DemForcesJacobian(DemSim, const DemState *st, PetscReal cstiff, PetscReal cdamp, Mat J);
+/* one contact's 12x12 block (row-major; a's six DOF, then b's); *any false: nothing to add */
+PETSC_EXTERN PetscErrorCode DemForcesJacobianBlock_Private(DemSim, PetscInt c, PetscReal cstiff, PetscReal cdamp, PetscReal B[144], PetscBool *any);
+/* the dissipative part (dashpots) of the contact forces of the last evaluation, per body */
+PETSC_EXTERN PetscErrorCode DemForcesDissipative_Private(DemSim, PetscReal *fd, PetscReal *td);
+/* discrete Lagrange-d'Alembert integrator, 003 (src/integrators/variational.c) */
+PETSC_EXTERN PetscErrorCode DemIntegratorCreate_Variational(DemIntegrator);

@@ -131,6 +131,10 @@ PetscErrorCode DemContactsDetect(DemSim sim, const DemState *st)
     PetscInt a = cl->a[c], b = cl->b[c];
     cl->law[c] = sim->pairlaw[bs->material[a] * sim->nmat + bs->material[b]];
   }
+  if (sim->bonds) { /* bonded pairs (bonds.c): their own law, at any distance */
+    PetscCall(DemBondsDetect_Private(sim, st));
+    PetscCall(DemForcesReserve(sim, cl->n));
+  }
   if (sim->nlaw > 1) PetscCall(DemContactsSortByLaw(sim));
   else {
     sim->lawstart[0] = 0;

@@ -4,25 +4,46 @@
     mmdem run FILE.yaml [--out DIR] [--set key.path=value]... [--quiet] [PETSc options]
     mmdem check FILE.yaml [--set key.path=value]...
     mmdem list
+    mmdem compare FILE.yaml [--out DIR] [--set key.path=value]... [--jobs N] [--quiet] (compare.c)
+    mmdem plot DIR                                                         (plot.c)
     mmdem --version | --help
+  Every command also takes --plugin FILE (repeatable) and loads the *.so files of the
+  directories in MMDEM_PLUGIN_PATH first (plugin.c).
 
   Exit status 0 only on success. Errors are printed once, without a PETSc traceback, as
   "mmdem: FILE:LINE:COL: key.path: message" for configuration errors.
 */
 #include "demimpl.h"
+#include "dem_plugin.h"
+#include "dem_tools.h"
+
+extern char **environ;
 
 static const char usage[] = "usage: mmdem run FILE.yaml [--out DIR] [--set key.path=value]... [--quiet] [PETSc options]\n"
                             "       mmdem check FILE.yaml [--set key.path=value]...\n"
                             "       mmdem list\n"
-                            "       mmdem --version\n";
+                            "       mmdem compare FILE.yaml [--out DIR] [--set key.path=value]... [--jobs N] [--quiet]\n"
+                            "       mmdem plot DIR\n"
+                            "       mmdem --version\n"
+                            "every command also takes --plugin FILE (repeatable) and loads MMDEM_PLUGIN_PATH/*.so\n";
 
-static PetscErrorCode DemMain(int cmd, const char *file, const char *out, int nset, char **sets, PetscBool quiet)
+static PetscErrorCode DemMain(int cmd, const char *file, const char *out, int nset, char **sets, PetscBool quiet, int nplug, char **plugs, const DemCompareOptions *co)
 {
   DemNode root = NULL;
   DemSim  sim  = NULL;
 
   PetscFunctionBegin;
   PetscCall(DemRegisterAll());
+  PetscCall(DemPluginLoadPath());
+  for (int k = 0; k < nplug; k++) PetscCall(DemPluginLoad(plugs[k]));
+  if (cmd == 4) {
+    PetscCall(DemPlotRun(file));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (cmd == 3) {
+    PetscCall(DemCompareRun(file, co));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (cmd == 2) {
     PetscCall(DemRegistryView(stdout));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -45,20 +66,42 @@ static PetscErrorCode DemMain(int cmd, const char *file, const char *out, int ns
 
 int main(int argc, char **argv)
 {
-  int            cmd = -1, nset = 0, pargc = 1;
+  int            cmd = -1, nset = 0, pargc = 1, nplug = 0, jobs = 0;
   const char    *file = NULL, *out = NULL;
-  char         **sets, **pargv;
+  char         **sets, **pargv, **plugs, **envp;
+  DemCompareOptions co;
   PetscBool      quiet = PETSC_FALSE;
   PetscErrorCode ierr;
   PetscMPIInt    rank;
 
   sets  = (char **)calloc((size_t)argc + 1, sizeof(char *));
   pargv = (char **)calloc((size_t)argc + 1, sizeof(char *));
+  plugs = (char **)calloc((size_t)argc + 1, sizeof(char *));
   pargv[0] = argv[0];
+  {
+    /* the environment as the user gave it, before MPI adds to it: `compare` starts its runs
+       with this one, so that each is a fresh singleton and not a rank of this job */
+    int ne = 0;
+    while (environ[ne]) ne++;
+    envp = (char **)calloc((size_t)ne + 1, sizeof(char *));
+    for (int k = 0; k < ne; k++) envp[k] = strdup(environ[k]);
+  }
   for (int i = 1; i < argc; i++) {
     if (cmd < 0 && !strcmp(argv[i], "run")) cmd = 0;
     else if (cmd < 0 && !strcmp(argv[i], "check")) cmd = 1;
     else if (cmd < 0 && !strcmp(argv[i], "list")) cmd = 2;
+    else if (cmd < 0 && !strcmp(argv[i], "compare")) cmd = 3;
+    else if (cmd < 0 && !strcmp(argv[i], "plot")) cmd = 4;
+    else if (!strcmp(argv[i], "--plugin") && i + 1 < argc) plugs[nplug++] = argv[++i];
+    else if (!strncmp(argv[i], "--plugin=", 9)) plugs[nplug++] = argv[i] + 9;
+    else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) {
+      char *end;
+      jobs = (int)strtol(argv[++i], &end, 10);
+      if (*end || jobs < 1) {
+        fprintf(stderr, "mmdem: --jobs needs a whole number >= 1, got '%s'\n", argv[i]);
+        return 2;
+      }
+    }
     else if (!strcmp(argv[i], "--version")) {
       printf("mmdem %d.%d\n", DEM_VERSION_MAJOR, DEM_VERSION_MINOR);
       return 0;
@@ -69,13 +112,13 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--set") && i + 1 < argc) sets[nset++] = argv[++i];
     else if (!strncmp(argv[i], "--set=", 6)) sets[nset++] = argv[i] + 6;
     else if (!strcmp(argv[i], "--quiet")) quiet = PETSC_TRUE;
-    else if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--set")) {
+    else if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--set") || !strcmp(argv[i], "--plugin") || !strcmp(argv[i], "--jobs")) {
       fprintf(stderr, "mmdem: %s needs a value\n%s", argv[i], usage);
       return 2;
     } else if (argv[i][0] == '-') {
       pargv[pargc++] = argv[i]; /* a PETSc option and its value */
-      if (i + 1 < argc && argv[i + 1][0] != '-' && strcmp(argv[i + 1], "run") && strcmp(argv[i + 1], "check")) pargv[pargc++] = argv[++i];
-    } else if ((cmd == 0 || cmd == 1) && !file) file = argv[i];
+      if (i + 1 < argc && argv[i + 1][0] != '-' && strcmp(argv[i + 1], "run") && strcmp(argv[i + 1], "check") && strcmp(argv[i + 1], "compare") && strcmp(argv[i + 1], "plot")) pargv[pargc++] = argv[++i];
+    } else if ((cmd == 0 || cmd == 1 || cmd == 3 || cmd == 4) && !file) file = argv[i];
     else {
       fprintf(stderr, "mmdem: unexpected argument '%s'\n%s", argv[i], usage);
       return 2;
@@ -85,15 +128,29 @@ int main(int argc, char **argv)
     fputs(usage, stderr);
     return 2;
   }
+  co.out   = out;
+  co.nset  = nset;
+  co.sets  = sets;
+  co.nplug = nplug;
+  co.plugs = plugs;
+  co.jobs  = jobs;
+  co.npetsc = pargc - 1;
+  co.petsc = pargv + 1;
+  co.envp  = envp;
+  co.quiet = quiet;
   ierr = PetscInitialize(&pargc, &pargv, NULL, NULL);
   if (ierr) return 1;
   PetscPushErrorHandler(DemRecordErrorHandler, NULL); /* errors are printed once, by main */
-  ierr = DemMain(cmd, file, out, nset, sets, quiet);
+  ierr = DemMain(cmd, file, out, nset, sets, quiet, nplug, plugs, &co);
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
   if (ierr && rank == 0) fprintf(stderr, "mmdem: %s\n", DemLastError()[0] ? DemLastError() : "error (no message)");
   PetscPopErrorHandler();
   PetscFinalize();
+  DemPluginFinalizeAll(); /* after every object that could use a plugin is gone */
   free(sets);
   free(pargv);
+  free(plugs);
+  for (int k = 0; envp[k]; k++) free(envp[k]);
+  free(envp);
   return ierr ? 1 : 0;
 }

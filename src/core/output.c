@@ -15,6 +15,7 @@
 */
 #include "demimpl.h"
 #include "dem_vtk.h"
+#include "dem_plugin.h"
 #include <sys/stat.h>
 #include <errno.h>
 
@@ -23,6 +24,7 @@ typedef struct {
   PetscInt  nvtk, capvtk;
   PetscReal *vtktime;
   PetscReal next_vtk;
+  PetscInt  nextra; /* extra thermo columns (plugins), fixed when the files are opened */
 } DemOutputState;
 
 static DemOutputState *DemOut(DemSim sim)
@@ -160,12 +162,15 @@ static PetscErrorCode DemWriteVTK(DemSim sim)
     double           *xyz, *fn, *ft, *F, *nrm, *gap;
     long             *conn;
     int64_t          *ia, *ib;
-    for (PetscInt c = 0; c < cl->n; c++) nc += cl->gap[c] < 0;
+    int32_t          *bond;
+    for (PetscInt c = 0; c < cl->n; c++) nc += cl->gap[c] < 0 || cf->fn[c] != 0 || DemContactIsBond_Private(sim, c); /* overlapping or carrying a force (contact dynamics: rigid contacts, gap 0), or a bond */
     PetscCall(PetscMalloc6(6 * nc + 1, &xyz, nc + 1, &fn, 3 * nc + 1, &ft, 3 * nc + 1, &F, 3 * nc + 1, &nrm, nc + 1, &gap));
     PetscCall(PetscMalloc3(2 * nc + 1, &conn, nc + 1, &ia, nc + 1, &ib));
+    PetscCall(PetscMalloc1(nc + 1, &bond));
     for (PetscInt c = 0; c < cl->n; c++) {
       PetscInt a = cl->a[c], b = cl->b[c];
-      if (!(cl->gap[c] < 0)) continue;
+      if (!(cl->gap[c] < 0) && cf->fn[c] == 0 && !DemContactIsBond_Private(sim, c)) continue;
+      bond[j] = DemContactIsBond_Private(sim, c) ? 1 : 0;
       for (int d = 0; d < 3; d++) {
         xyz[6 * j + d]     = bs->x[3 * a + d];
         xyz[6 * j + 3 + d] = (bs->flags[b] & DEM_WALL) ? cl->p[3 * c + d] : cl->p[3 * c + d] - cl->rb[3 * c + d];
@@ -190,12 +195,14 @@ static PetscErrorCode DemWriteVTK(DemSim sim)
         {"gap",    1, DEM_VTK_DOUBLE, gap},
         {"a",      1, DEM_VTK_INT64,  ia },
         {"b",      1, DEM_VTK_INT64,  ib },
+        {"bond",   1, DEM_VTK_INT32,  bond},
       };
       PetscCall(PetscSNPrintf(path, sizeof(path), "%s/vtk/contacts_%06" PetscInt_FMT ".vtp", sim->out.dir, k));
-      DemVtkCall(sim->comm, DemVtkWriteLines(fcomm, path, (long)(2 * nc), xyz, (long)nc, conn, 7, arr, DEM_VTK_ERR));
+      DemVtkCall(sim->comm, DemVtkWriteLines(fcomm, path, (long)(2 * nc), xyz, (long)nc, conn, 8, arr, DEM_VTK_ERR));
     }
     PetscCall(PetscFree6(xyz, fn, ft, F, nrm, gap));
     PetscCall(PetscFree3(conn, ia, ib));
+    PetscCall(PetscFree(bond));
   }
   /* the .pvd series, rewritten whole each time */
   if (os->nvtk == os->capvtk) {
@@ -244,11 +251,17 @@ PetscErrorCode DemOutputOpen_Private(DemSim sim)
       PetscCall(PetscSNPrintf(vdir, sizeof(vdir), "%s/vtk", sim->out.dir));
       PetscCall(DemMkdirP(vdir));
     }
-    PetscCall(DemOpenCSV(sim->out.dir, "thermo.csv", "step,time,dt,ke_trans,ke_rot,pe_grav,pe_contact,dissipated,contacts,iterations,wall_s,e_total,e_balance", &os->thermo));
+    char header[4096] = "step,time,dt,ke_trans,ke_rot,pe_grav,pe_contact,dissipated,contacts,iterations,wall_s,e_total,e_balance";
+    for (PetscInt k = 0; k < DemThermoExtraCount_Private(); k++) {
+      PetscCall(PetscStrlcat(header, ",", sizeof(header)));
+      PetscCall(PetscStrlcat(header, DemThermoExtraName_Private(k), sizeof(header)));
+    }
+    PetscCall(DemOpenCSV(sim->out.dir, "thermo.csv", header, &os->thermo));
     if (sim->nwall) PetscCall(DemOpenCSV(sim->out.dir, "walls.csv", "step,time,wall,fx,fy,fz,mx,my,mz", &os->walls));
     if (sim->out.ntrack) PetscCall(DemOpenCSV(sim->out.dir, "track.csv", "step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz,fx,fy,fz,tx,ty,tz", &os->track));
   }
   PetscCallMPI(MPI_Barrier(sim->comm));
+  os->nextra   = DemThermoExtraCount_Private();
   os->next_vtk = 0;
   PetscCall(DemOutputStep_Private(sim, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -263,12 +276,15 @@ PetscErrorCode DemOutputStep_Private(DemSim sim, PetscBool force)
 
   PetscFunctionBegin;
   if (force || sim->step % sim->out.thermo_every == 0) {
-    PetscReal kt, kr, pg, e;
+    PetscReal kt, kr, pg, e, extra[32];
     PetscCall(DemSimEnergies_Private(sim, &kt, &kr, &pg));
+    for (PetscInt k = 0; k < os->nextra && k < 32; k++) PetscCall(DemThermoExtraEval_Private(sim, k, &extra[k])); /* collective */
     PetscCall(PetscTime(&now));
     e = kt + kr + pg + sim->pe_contact;
     if (sim->rank == 0) {
-      fprintf(os->thermo, "%" PetscInt_FMT ",%.10g,%.10g,%.12g,%.12g,%.12g,%.12g,%.12g,%" PetscInt_FMT ",%" PetscInt_FMT ",%.4f,%.12g,%.12g\n", sim->step, (double)sim->time, (double)sim->dt, (double)kt, (double)kr, (double)pg, (double)sim->pe_contact, (double)sim->dissipated, sim->ncontacts, sim->iterations, (double)(now - sim->wall0), (double)e, (double)(e + sim->dissipated));
+      fprintf(os->thermo, "%" PetscInt_FMT ",%.10g,%.10g,%.12g,%.12g,%.12g,%.12g,%.12g,%" PetscInt_FMT ",%" PetscInt_FMT ",%.4f,%.12g,%.12g", sim->step, (double)sim->time, (double)sim->dt, (double)kt, (double)kr, (double)pg, (double)sim->pe_contact, (double)sim->dissipated, sim->ncontacts, sim->iterations, (double)(now - sim->wall0), (double)e, (double)(e + sim->dissipated));
+      for (PetscInt k = 0; k < os->nextra && k < 32; k++) fprintf(os->thermo, ",%.12g", (double)extra[k]); /* plugin columns */
+      fprintf(os->thermo, "\n");
       fflush(os->thermo);
       for (PetscInt w = 0; w < sim->nwall && os->walls; w++) {
         PetscInt i = sim->walls[w].body;

@@ -8,6 +8,7 @@
   remembers its origin ("built-in" or the plugin file) for `mmdem list`.
 */
 #include "demimpl.h"
+#include "dem_plugin.h"
 
 typedef struct {
   char  name[64];
@@ -241,6 +242,28 @@ PetscErrorCode DemRegistryView(FILE *fp)
         char pair[160];
         PetscCall(PetscSNPrintf(pair, sizeof(pair), "%s/%s", kindnames_[a], kindnames_[b]));
         PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  %-20s %s\n", pair, collider_origin_[a][b]));
+      }
+  PetscCall(DemPluginView(fp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* forgets every entry whose origin is `origin` (a plugin being rolled back or unloaded) */
+PetscErrorCode DemRegistryForget_Private(const char origin[])
+{
+  DemRegTable *t[] = {&shapes_, &laws_, &integrators_};
+
+  PetscFunctionBegin;
+  for (size_t c = 0; c < sizeof(t) / sizeof(t[0]); c++) {
+    PetscInt j = 0;
+    for (PetscInt i = 0; i < t[c]->n; i++)
+      if (strcmp(t[c]->e[i].origin, origin)) t[c]->e[j++] = t[c]->e[i];
+    t[c]->n = j;
+  }
+  for (PetscInt a = 0; a < DEM_KIND_MAX; a++)
+    for (PetscInt b = 0; b < DEM_KIND_MAX; b++)
+      if (colliders_[a][b] && !strcmp(collider_origin_[a][b], origin)) {
+        colliders_[a][b]          = NULL;
+        collider_origin_[a][b][0] = 0;
       }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -67,6 +67,11 @@ PetscErrorCode DemSimRun(DemSim sim)
     DemStepInfo info;
     PetscInt    bad;
     PetscCall(DemIntegratorStep(sim->integ, sim, sim->dt, &info));
+    if (!info.accepted) { /* the integrator left the state as it was: retry with its smaller dt */
+      PetscCheck(info.dt_next > 0 && info.dt_next < sim->dt, sim->comm, PETSC_ERR_NOT_CONVERGED, "integrator %s rejected the step at t = %g s without suggesting a smaller dt (dt_next = %g s)", sim->integ->type_name, (double)sim->time, (double)info.dt_next);
+      sim->dt = info.dt_next;
+      continue;
+    }
     if (info.dt_next > 0) sim->dt = info.dt_next;
     sim->step++;
     sim->iterations = info.iterations;

@@ -7,7 +7,8 @@
 
   Top-level keys: name, domain {lo, hi, periodic, dimension}, gravity, materials, contact,
   shapes, bodies, walls, loads, search {skin}, integrator, run {end_time | steps},
-  output {dir, vtk_every, thermo_every, contacts, track}.
+  output {dir, vtk_every, thermo_every, contacts, track}, plugins [files] (plugin.c),
+  compare {...} (read by `mmdem compare` only, compare.c).
 
   Material keys: density [kg/m^3, required], youngs_modulus [Pa], poisson_ratio [0.25],
   restitution [1], friction [0] (static and dynamic), friction_dynamic [= friction].
@@ -73,6 +74,7 @@ PetscErrorCode DemSimDestroy(DemSim *simp)
   PetscCall(PetscFree(sim->bodyset));
   PetscCall(DemNeighbourFree_Private(&sim->nl));
   PetscCall(DemHistoryMapFree(&sim->hmap));
+  PetscCall(DemBondsDestroy_Private(sim));
   PetscCall(DemContactListFree(&sim->cl));
   PetscCall(PetscFree(sim->cf.fn));
   PetscCall(PetscFree(sim->cf.ft));
@@ -87,6 +89,8 @@ PetscErrorCode DemSimDestroy(DemSim *simp)
   PetscCall(PetscFree(sim->order));
   PetscCall(PetscFree(sim->lawstart));
   PetscCall(PetscFree(sim->touched));
+  PetscCall(PetscFree(sim->fd));
+  PetscCall(PetscFree(sim->td));
   PetscCall(PetscFree(sim));
   *simp = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -907,7 +911,7 @@ static PetscErrorCode DemSimReadOutput(DemSim sim, DemNode root)
 */
 PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
 {
-  const char *const keys[] = {"name", "domain", "gravity", "materials", "contact", "shapes", "bodies", "walls", "loads", "search", "integrator", "run", "output", NULL};
+  const char *const keys[] = {"name", "domain", "gravity", "materials", "contact", "shapes", "bodies", "walls", "loads", "search", "integrator", "run", "output", "plugins", "compare", "bonds", NULL};
   DemNode           dom, rn, sn, kn;
   const char       *name = NULL;
   PetscBool         domset = PETSC_FALSE;
@@ -916,6 +920,9 @@ PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
   sim->root = root;
   PetscCall(PetscStrncpy(sim->file, DemNodeFile(root), sizeof(sim->file)));
   PetscCall(DemNodeAllowKeys(root, keys));
+  /* plugins first: they may provide the shapes, laws and integrator read below; `compare:`
+     is read by `mmdem compare` only (compare.c) */
+  PetscCall(DemPluginsSetUpSim_Private(sim, root));
   PetscCall(DemNodeGetString(root, "name", PETSC_FALSE, &name));
   if (name) PetscCall(PetscStrncpy(sim->name, name, sizeof(sim->name)));
   else {
@@ -945,6 +952,7 @@ PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
   PetscCall(DemNodeGetRealArray(root, "gravity", PETSC_FALSE, 3, sim->gravity));
   PetscCall(DemSimReadMaterials(sim, root));
   PetscCall(DemSimReadContacts(sim, root));
+  PetscCall(DemBondsSetFromConfig_Private(sim, root));
   PetscCall(DemSimReadShapes(sim, root));
   PetscCall(DemSimReadBodies(sim, root));
   PetscCall(DemSimReadWalls(sim, root));
@@ -1037,7 +1045,8 @@ PetscErrorCode DemCriticalDt_Private(DemSim sim, PetscReal *tc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* initial overlaps between bodies are a configuration error (lists, lattices, files) */
+/* initial overlaps deeper than 5 % of the smaller radius are a configuration error (lists,
+   lattices, files), between bodies and against walls */
 static PetscErrorCode DemSimCheckOverlaps(DemSim sim)
 {
   DemBodyStore *bs = &sim->bodies;
@@ -1059,9 +1068,13 @@ static PetscErrorCode DemSimCheckOverlaps(DemSim sim)
     PetscCall(fn(pb.ka, pb.kb, &pb, 0, &sim->cl));
   }
   for (PetscInt c = 0; c < sim->cl.n; c++) {
-    PetscInt a = sim->cl.a[c], b = sim->cl.b[c], body = (bs->flags[a] & DEM_WALL) ? b : a;
-    PetscReal scale = ((bs->flags[a] | bs->flags[b]) & DEM_WALL) ? bs->radius[body] : bs->radius[a] + bs->radius[b];
-    if (sim->cl.gap[c] < -1e-9 * scale) {
+    PetscInt  a = sim->cl.a[c], b = sim->cl.b[c];
+    /* the message points at the body placed later (a wall's partner, or the higher id) */
+    PetscInt  body = (bs->flags[a] & DEM_WALL) ? b : (bs->flags[b] & DEM_WALL) ? a : (bs->gid[a] > bs->gid[b] ? a : b);
+    PetscReal rmin = ((bs->flags[a] | bs->flags[b]) & DEM_WALL) ? bs->radius[body] : PetscMin(bs->radius[a], bs->radius[b]);
+    /* penalty laws accept the small overlaps of a settled packing (restarts from a
+       bodies_final.csv); deeper than 5 % of the smaller radius is a placement mistake */
+    if (sim->cl.gap[c] < -0.05 * rmin) {
       DemNode node = sim->setnode[sim->bodyset[body]], lst = NULL, item = NULL;
       /* point at the list item when the body comes from a list */
       PetscCall(DemNodeGet(node, "list", &lst));
@@ -1084,13 +1097,14 @@ static PetscErrorCode DemSimCheckOverlaps(DemSim sim)
 */
 PetscErrorCode DemSimSetUp(DemSim sim)
 {
-  DemForceOut fo;
+  DemForceOut fo = {0};
   DemState    st;
 
   PetscFunctionBegin;
   if (sim->setupcalled) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_TRUE));
   PetscCall(DemSimCheckOverlaps(sim));
+  PetscCall(DemBondsSetUp_Private(sim));
   PetscCall(DemCriticalDt_Private(sim, &sim->tc_min));
   if (sim->dt_auto) {
     DemNode in, dn;
@@ -1101,16 +1115,51 @@ PetscErrorCode DemSimSetUp(DemSim sim)
   }
   PetscCall(DemSimConstrain(sim, sim->bodies.v, sim->bodies.w));
   PetscCall(DemIntegratorSetUp(sim->integ, sim));
-  st      = (DemState){sim->bodies.x, sim->bodies.v, sim->bodies.w, sim->bodies.q};
-  fo.f    = sim->bodies.f;
-  fo.t    = sim->bodies.t;
-  fo.J    = NULL;
-  PetscCall(DemForcesCompute(sim, &st, PETSC_FALSE, PETSC_TRUE, &fo));
+  st   = (DemState){sim->bodies.x, sim->bodies.v, sim->bodies.w, sim->bodies.q};
+  PetscCall(DemSimReserveDissipative_Private(sim));
+  fo.f  = sim->bodies.f;
+  fo.t  = sim->bodies.t;
+  fo.fd = sim->fd;
+  fo.td = sim->td;
+  fo.J  = NULL;
+  /* the forces at t = 0 do not advance contact history (no time has passed: LAMMPS's setup
+     evaluation does not update shear history either) */
+  PetscCall(DemForcesCompute(sim, &st, PETSC_FALSE, PETSC_FALSE, &fo));
   sim->pe_contact       = fo.pe_contact;
   sim->dissip_rate_prev = fo.dissip_rate;
   sim->ncontacts        = fo.ncontacts;
   sim->setupcalled      = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the per-body dissipative force and torque arrays, as long as the store */
+PetscErrorCode DemSimReserveDissipative_Private(DemSim sim)
+{
+  PetscInt nb = sim->bodies.n + sim->bodies.nghost;
+
+  PetscFunctionBegin;
+  if (3 * nb <= sim->fdcap) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(sim->fd));
+  PetscCall(PetscFree(sim->td));
+  PetscCall(PetscCalloc1(3 * nb, &sim->fd));
+  PetscCall(PetscCalloc1(3 * nb, &sim->td));
+  sim->fdcap = 3 * nb;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemSimDissipativePower_Private - sum over bodies of fd.v + td.w with the store's velocities:
+  minus the power of the dissipative forces. Velocity Verlet changes the kinetic energy by
+  exactly dt/2 (F(n) + F(n+1)).v(n+1/2) plus a term that telescopes, so the energy the
+  dashpots take over a step is -dt/2 (P(fd(n)) + P(fd(n+1))) at v(n+1/2).
+*/
+PetscReal DemSimDissipativePower_Private(DemSim sim, const PetscReal *fd, const PetscReal *td)
+{
+  const DemBodyStore *bs = &sim->bodies;
+  PetscReal           s  = 0;
+  for (PetscInt i = 0; i < bs->n; i++)
+    for (int j = 0; j < 3; j++) s += fd[3 * i + j] * bs->v[3 * i + j] + td[3 * i + j] * bs->w[3 * i + j];
+  return s;
 }
 
 /* walls: constant velocity (the store's v), removal at a time */

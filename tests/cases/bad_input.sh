@@ -135,12 +135,12 @@ expect_error missing_file "$f" 11:11 "bodies[0].file" --must "cannot open '$T/no
   --must "No such file"
 
 # 9. overlapping bodies in a list: line 13 "      - {x: [0.008, 0, 0.01]}" is 0.008 m from the
-#    first body, 0.002 m closer than two radii. The message is located at the body set
-#    (bodies[0], line 9: "  - shape: bead", the mapping starts at column 5) and names both
-#    bodies, the overlap and the centres.
+#    first body, 0.002 m closer than two radii. The message is located at the list item of
+#    the body placed later (bodies[0].list[1], line 13, the flow mapping at column 9) and
+#    names both bodies, the overlap and the centres.
 f=$T/overlap.yaml
 base | sed '13s/0.02, 0, 0.01/0.008, 0, 0.01/' > "$f"
-expect_error overlap "$f" 9:5 "bodies[0]" --must "bodies 0 and 1 overlap" --must "by 0.002 m" \
+expect_error overlap "$f" 13:9 "bodies[0].list[1]" --must "bodies 0 and 1 overlap" --must "by 0.002 m" \
   --must "[0.008, 0, 0.01]"
 
 # 10. periodic domain shorter than two particle diameters: line 2
@@ -176,7 +176,7 @@ if grep -q ": ok$" "$T/stdout"; then ok "check good file: says ok"; else nok "ch
 # mmdem check on a bad file fails the same way as run
 (cd "$T/cwd" && "$M" check "$T/overlap.yaml" > "$T/stdout" 2> "$T/stderr")
 rc=$?
-if [ "$rc" -ne 0 ] && grep -q "^mmdem: $T/overlap.yaml:9:5: bodies\[0\]: " "$T/stderr"; then ok "check bad file: fails with location"
+if [ "$rc" -ne 0 ] && grep -q "^mmdem: $T/overlap.yaml:13:9: bodies\[0\].list\[1\]: " "$T/stderr"; then ok "check bad file: fails with location"
 else nok "check bad file: fails with location" "exit $rc, $(head -c 400 "$T/stderr")"; fi
 
 # mmdem list

@@ -28,6 +28,7 @@ for f in config/*.yaml; do
     impact) quick=(--set run.end_time=0.002) ;;             # the collision is over at 0.78 ms
     settle) quick=(--set run.end_time=0.05) ;;              # the lowest beads have landed
     rolling) quick=(--set run.end_time=0.15) ;;             # rolling from 0.097 s on
+    compress) quick=(--set run.end_time=0.035) ;;           # the whole run: 35 load steps
     *) quick=(--set 'run={steps: 100}') ;;
   esac
   t0=$(date +%s%N)
@@ -104,6 +105,29 @@ elif name == "rolling":
     check("final kinetic energy 5/14 m v0^2 = %.5g J (got %.5g)" % (5.0 / 14 * m * v0 ** 2, kf), abs(kf / (5.0 / 14 * m * v0 ** 2) - 1) <= 1e-2, "")
     check("dissipated = m v0^2/7 = %.5g J within 2 dt/tc (got %.5g)" % (m * v0 ** 2 / 7, diss), abs(diss / (m * v0 ** 2 / 7) - 1) <= 2 * 0.02, "")
     energy(0.02, False)
+elif name == "compress":
+    # quasi-static (variational, quasi_static: true): 27 beads, simple cubic, kn = 1e5 N/m, piston
+    # at -0.01 m/s; gaps per column c0 = 3e-4 m; after them F = 9 kn (c - c0) / 4, energy
+    # 9 kn (c - c0)^2 / 8 (9 columns of 4 springs in series), the floor carries -F
+    kn, vp, c0 = 1.0e5, 0.01, 3.0e-4
+    check("27 bodies in bodies_final.csv", len(final) == 27, "%d" % len(final))
+    w = rows("walls.csv")
+    piston = [r for r in w if int(r["wall"]) == 32]
+    floor = {r["step"]: float(r["fz"]) for r in w if int(r["wall"]) == 27}
+    ef = ee = eq = 0.0
+    for r in piston:
+        c = vp * float(r["time"])
+        F = 9 * kn * max(c - c0, 0.0) / 4
+        ef = max(ef, abs(float(r["fz"]) - F))
+        eq = max(eq, abs(float(r["fz"]) + floor[r["step"]]))
+    for r in thermo:
+        c = vp * float(r["time"])
+        ee = max(ee, abs(float(r["pe_contact"]) - 9 * kn * max(c - c0, 0.0) ** 2 / 8))
+    Fmax, Emax = 9 * kn * (vp * 0.035 - c0) / 4, 9 * kn * (vp * 0.035 - c0) ** 2 / 8
+    check("piston force = 9 kn (c - c0) / 4 at every load step: max error %.3g N <= 1e-9 F_max" % ef, ef <= 1e-9 * Fmax, "F_max %.6g N" % Fmax)
+    check("floor reaction = -piston force (equilibrium): max %.3g N <= 1e-9 F_max" % eq, eq <= 1e-9 * Fmax, "")
+    check("contact energy = 9 kn (c - c0)^2 / 8: max error %.3g J <= 1e-9 E_max" % ee, ee <= 1e-9 * Emax, "E_max %.6g J" % Emax)
+    check("load steps reached the end: t = %s" % thermo[-1]["time"], abs(float(thermo[-1]["time"]) - 0.035) < 1e-9, "")
 else:
     check("has a quick-mode check in tests/cases/examples.sh", False, "add its quick mode and the numbers it must meet")
 EOF

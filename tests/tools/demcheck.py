@@ -54,7 +54,11 @@ def run(name, yaml, outdir, sets=(), log=None):
         cmd += ["--set", "%s=%s" % (k, v)]
     log = log or (outdir.rstrip("/") + ".log")
     with open(log, "w") as fp:
-        rc = subprocess.call(cmd, stdout=fp, stderr=subprocess.STDOUT)
+        try:
+            rc = subprocess.call(cmd, stdout=fp, stderr=subprocess.STDOUT, timeout=600)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            not_ok(name, "cannot run %s: %s" % (MMDEM, e))
+            return False
     if rc != 0:
         with open(log) as fp:
             tail = " | ".join(l.strip() for l in fp.readlines()[-6:])

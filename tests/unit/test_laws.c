@@ -353,24 +353,25 @@ int main(int argc, char **argv)
     DEM_CHECK("hooke: commit=false leaves the history untouched (slipping evaluation)", memcmp(save, tb.history, sizeof(save)) == 0 && tb.slip[0] == 1, "history changed or slip %d", tb.slip[0]);
     PetscCall((*law->ops->compute)(law, &tb.batch, dt, PETSC_TRUE, &tb.out));
     DEM_CHECK_REL("hooke: first slipping step: |ft| = mu_s fn", Norm(tb.ft), mu_s * fn, 1e-13);
-    /* return mapping: s = -(Ft + ct vt) / kt */
-    DEM_CHECK_REL("hooke: spring reset to -(Ft + ct vt)/kt (gamma_t = gamma_n/2 default)", tb.history[HS * 2 + 1], -(-mu_s * fn + ct * 20) / kt, 1e-12);
+    /* return mapping 001 eq. (35)-(36): the spring alone carries the Coulomb force, s = -Ft / kt */
+    DEM_CHECK_REL("hooke: spring reset to -Ft/kt, |kt s| = mu_s fn", tb.history[HS * 2 + 1], mu_s * fn / kt, 1e-12);
     DEM_CHECK("hooke: slip flag committed, extra history reals untouched", tb.history[HS * 2 + 3] == 1 && tb.history[HS * 2] == 0 && tb.history[HS * 2 + 2] == 0 && tb.history[HS * 2 + 4] == 123.0 && tb.history[HS * 2 + 5] == -7.0, "history %g %g %g %g %g %g", tb.history[12], tb.history[13], tb.history[14], tb.history[15], tb.history[16], tb.history[17]);
     /* second step while sliding: dynamic limit; dissipation includes the return mapping */
     for (int k = 0; k < 3; k++) s_old[k] = tb.history[HS * 2 + k], s_trial[k] = s_old[k] + v[k] * dt;
     PetscCall((*law->ops->compute)(law, &tb.batch, dt, PETSC_TRUE, &tb.out));
     DEM_CHECK_REL("hooke: sliding contact is capped at the dynamic limit mu_d fn", Norm(tb.ft), mu_d * fn, 1e-13);
     DEM_CHECK("hooke: sliding ft = -mu_d fn vt/|vt|", tb.slip[0] == 1 && fabs(tb.ft[1] + mu_d * fn) < 1e-12 * fn && tb.ft[0] == 0 && tb.ft[2] == 0, "ft (%g %g %g) slip %d", tb.ft[0], tb.ft[1], tb.ft[2], tb.slip[0]);
-    for (int k = 0; k < 3; k++) s_new[k] = -(tb.ft[k] + ct * v[k]) / kt;
-    /* spring work 0.5 kt (s_old + s).(s_trial - s_old) minus the stored 0.5 kt (|s|^2 - |s_old|^2) */
-    ref_dissip = ct * Dot(v, v);
+    for (int k = 0; k < 3; k++) s_new[k] = -tb.ft[k] / kt;
+    /* spring work 0.5 kt (s_old + s).(s_trial - s_old) minus the stored 0.5 kt (|s|^2 - |s_old|^2);
+       while sliding the whole force is the spring's, so no dashpot term */
+    ref_dissip = 0;
     for (int k = 0; k < 3; k++) ref_dissip += 0.5 * kt * (s_old[k] + s_new[k]) * (s_trial[k] - s_new[k]) / dt;
     DEM_CHECK_REL("hooke: dissipation power = dashpot + return-mapping rate 0.5 kt (s_old + s).(s_trial - s)/dt", tb.dissip[0], ref_dissip, 1e-12);
     DEM_CHECK_REL("hooke: energy at the limit = 0.5 kn delta^2 + 0.5 kt |s|^2", tb.energy[0], 0.5 * kn * delta * delta + 0.5 * kt * Dot(s_new, s_new), 1e-12);
     /* a tangential velocity that unloads the spring to zero force: back to sticking */
     {
       double sy = tb.history[HS * 2 + 1];
-      v[1] = -kt * sy / (kt * dt + ct);
+      v[1] = -kt * sy / (kt * dt + ct); /* -kt (sy + v dt) - ct v = 0 */
       TBSet(&tb, 0, ez, -delta, v, m, 1e-3, 2);
       PetscCall((*law->ops->compute)(law, &tb.batch, dt, PETSC_TRUE, &tb.out));
       DEM_CHECK("hooke: a sliding contact whose force falls below mu_d fn sticks again", tb.slip[0] == 0 && tb.history[HS * 2 + 3] == 0 && Norm(tb.ft) < 1e-9 * fn, "slip %d flag %g |ft| %g", tb.slip[0], tb.history[HS * 2 + 3], Norm(tb.ft));

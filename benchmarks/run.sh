@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# benchmarks/run.sh - what `make bench` runs (after `make all`): the performance harness.
+#   benchmarks/settle/   N spheres fall onto a frictional floor, lattice and packed bed,
+#                        mmdem against LAMMPS (see benchmarks/settle/README.md)
+# The peers are installed here, not by `make deps` (BUILD-NOTES.md): when `lmp` or
+# /usr/bin/time is missing and we are root with apt-get, `apt-get install lammps time`;
+# otherwise the LAMMPS side (or the memory column) is skipped.
+# Arguments are passed to benchmarks/settle/bench.py (--quick, --repeat N, --cases a,b,
+# --no-lammps); BENCH_REPEAT=N in the environment sets --repeat.
+set -u
+cd "$(dirname "$0")/.."
+
+need=()
+command -v lmp > /dev/null 2>&1 || need+=(lammps)
+[ -x /usr/bin/time ] || need+=(time)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get > /dev/null 2>&1; then
+    echo "bench: installing ${need[*]} (benchmark peers; not part of make deps)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends "${need[@]}" > /tmp/mmdem-bench-apt.log 2>&1 ||
+      { apt-get update -q >> /tmp/mmdem-bench-apt.log 2>&1 &&
+        apt-get install -y -q --no-install-recommends "${need[@]}" >> /tmp/mmdem-bench-apt.log 2>&1; } ||
+      echo "bench: could not install ${need[*]} (see /tmp/mmdem-bench-apt.log); going on without"
+  else
+    echo "bench: ${need[*]} not installed and not root: the LAMMPS comparison (or the memory column) is skipped"
+  fi
+fi
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+exec "$PY" benchmarks/settle/bench.py "$@"

@@ -1,0 +1,65 @@
+/*
+  cdimpl.h - private to the contact-dynamics integrator (cd.c) and its compatibility
+  post-solve (cd_compat.c); 004_66a055dbe6238b20.txt (Olsen & Kamrin) throughout.
+
+  The contact system of one step is kept as sparse rows: contact k couples two bodies a, b
+  with 6 generalized velocities each (v, w in the world frame), so row k of the gap gradient
+  B (004 eq. (15)) is 12 numbers and M^-1 B^T (M block diagonal, 004 eq. (9)) is 12 more.
+  N = dt B M^-1 B^T (004 eq. (20)) is never formed: N x = dt B (M^-1 B^T x).
+*/
+#pragma once
+#include "demimpl.h"
+
+typedef struct {
+  PetscInt   nc, cap; /* contacts in the system */
+  PetscInt  *a, *b;   /* body indices */
+  PetscInt  *src;     /* index of the contact in sim->cl */
+  PetscReal *J;       /* [12 nc] row k of B: J[12k..12k+5] for (v_a, w_a), J[12k+6..] for (v_b, w_b) */
+  PetscReal *W;       /* [12 nc] the blocks of M^-1 B^T for the same columns */
+  PetscReal *diag;    /* [nc] (B M^-1 B^T)_kk = N_kk / dt */
+  PetscReal *gap;     /* [nc] Phi^t */
+  PetscReal *rhs;     /* [nc] p of 004 eq. (20) */
+  PetscReal *f;       /* [nc] contact forces of the LCP (004 eq. (21)) */
+  PetscReal *fc;      /* [nc] compatible forces (004 eq. (36)) */
+  PetscReal *kt;      /* [nc] relative stiffness k~ (004 eq. (35)) */
+} DemCDSystem;
+
+/* options and statistics of the compatibility post-solve */
+typedef struct {
+  PetscReal power;    /* p of 004 eq. (34): 2 (Hooke) or 2.5 (Hertz); 0: from the contact laws */
+  PetscReal tol;      /* final equilibrium residual of the scaled problem */
+  PetscReal almm_tol; /* TAOALMM gradient and constraint tolerance (scaled problem) */
+  PetscInt  max_it;   /* outer ALMM iterations */
+  /* last solve */
+  PetscInt  its;      /* TAO iterations (outer) */
+  PetscInt  polish_its; /* Newton steps of the polish */
+  PetscReal res_almm; /* scaled equilibrium residual after TAOALMM, before the polish */
+  PetscInt  nrows;    /* equality constraints (DOF in Gamma_N touched by a contact) */
+  PetscReal eqres;    /* ||B^T f - F~||_inf / ||F~||_inf over Gamma_N */
+  PetscReal power_used;
+  int       reason;   /* TaoConvergedReason */
+} DemCDCompat;
+
+/* y (6 per body) = M^-1 x for one body: inv_m for (v), the world inverse inertia for (w),
+   with the planar projection of dimension 2 (v_z, w_x, w_y removed) */
+typedef struct {
+  PetscReal im;      /* 1/m, 0 when fixed or prescribed */
+  PetscReal iI[9];   /* world inverse inertia, row-major, 0 when fixed */
+  PetscBool planar;  /* dimension 2 */
+} DemCDBodyInv;
+
+static inline void DemCDApplyMinv(const DemCDBodyInv *bi, const PetscReal x[6], PetscReal y[6])
+{
+  y[0] = bi->im * x[0];
+  y[1] = bi->im * x[1];
+  y[2] = bi->im * x[2];
+  y[3] = bi->iI[0] * x[3] + bi->iI[1] * x[4] + bi->iI[2] * x[5];
+  y[4] = bi->iI[3] * x[3] + bi->iI[4] * x[4] + bi->iI[5] * x[5];
+  y[5] = bi->iI[6] * x[3] + bi->iI[7] * x[4] + bi->iI[8] * x[5];
+  if (bi->planar) y[2] = y[3] = y[4] = 0;
+}
+
+/* k~ and the power p of every contact from its contact law (cd_compat.c) */
+PETSC_INTERN PetscErrorCode DemCDRelativeStiffness_Private(DemSim, DemCDSystem *, PetscReal power_in, PetscReal *power_out);
+/* the no-tension truss problem 004 eq. (36) with TAOALMM; sys->f is the start, sys->fc the result */
+PETSC_INTERN PetscErrorCode DemCDCompatSolve_Private(DemSim, DemCDSystem *, const DemCDBodyInv *, const PetscBool *mobile, const PetscReal *Ft, PetscReal power, DemCDCompat *);
