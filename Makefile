@@ -14,7 +14,7 @@ VTK_LIBS     := -lvtkIOParallelXML-9.1 -lvtkIOXML-9.1 -lvtkIOCore-9.1 -lvtkParal
 OPT      ?= -O2 -g
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
 CPPFLAGS := -DPETSC_SKIP_COMPLEX -Isrc/core -I$(BUILD) $(PETSC_CFLAGS)
-CFLAGS   := $(OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP $(SANFLAGS)
+CFLAGS   := $(OPT) -fno-math-errno -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP $(SANFLAGS)
 CXXFLAGS := $(OPT) -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP $(VTK_INC) $(SANFLAGS)
 LDLIBS   := $(PETSC_LIBS) -lgmsh $(YAML_LIBS) $(VTK_LIBS) -ldl -lm
 LDFLAGS  := $(SANFLAGS)

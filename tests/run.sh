@@ -3,11 +3,14 @@
 # (tests/cases/*.sh; with "validate" also tests/validate/*.sh). Each prints
 # "ok - NAME" / "not ok - NAME: ..." lines; a program that fails without printing
 # a "not ok" line counts as one failure. Last line: "N passed, N failed".
+# BUILD=DIR (default build) selects the build directory, as for make.
 set -u
 mode=${1:-quick}
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export MMDEM=$PWD/build/mmdem PY=/usr/bin/python3
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+export BUILD MMDEM=$BUILD/mmdem PY=/usr/bin/python3
 pass=0; fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 run_one() { # name, command...
@@ -22,7 +25,7 @@ run_one() { # name, command...
   if [ "$f" -gt 0 ]; then echo "== $name: $p passed, $f failed (${dt}s)"; grep -v '^ok - ' "$tmp/out" | tail -n 40
   else echo "== $name: $p passed (${dt}s)"; fi
 }
-for t in build/tests/*; do [ -x "$t" ] && run_one "$(basename "$t")" "$t"; done
+for t in "$BUILD"/tests/*; do [ -f "$t" ] && [ -x "$t" ] && run_one "$(basename "$t")" "$t"; done
 for s in tests/cases/*.sh; do [ -f "$s" ] && run_one "$(basename "$s" .sh)" bash "$s"; done
 if [ "$mode" = validate ]; then
   for s in tests/validate/*.sh; do [ -f "$s" ] && run_one "$(basename "$s" .sh)" bash "$s"; done

@@ -123,15 +123,18 @@ static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscRe
      0.5 kt (|s|^2 - |s_old|^2) is stored and the rest, 0.5 kt (s_old + s).(st - s), is lost in
      the return mapping. Sticking: fd = -ct vt, st = s: ct |vt|^2. */
   {
-    PetscReal fd[3], ds = 0;
+    PetscReal fd[3], es = 0, ds = 0;
     for (int j = 0; j < 3; j++) fd[j] = f[j] + kt * s[j];
-    if (dt > 0)
-      for (int j = 0; j < 3; j++) ds += 0.5 * kt * (so[j] + s[j]) * (st[j] - s[j]) / dt;
+    if (dt > 0) {
+      for (int j = 0; j < 3; j++) es += (so[j] + s[j]) * (st[j] - s[j]);
+      es *= 0.5 * kt; /* energy lost in the return mapping over the step */
+      ds = es / dt;
+    }
     *dissip  = -(fd[0] * vt[0] + fd[1] * vt[1] + fd[2] * vt[2]) + ds;
     fdamp[0] = fd[0];
     fdamp[1] = fd[1];
     fdamp[2] = fd[2];
-    *eslip   = commit ? ds * dt : 0;
+    *eslip   = commit ? es : 0;
   }
   *slip   = atlimit;
   if (h && commit) {

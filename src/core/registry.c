@@ -8,6 +8,16 @@
   remembers its origin ("built-in" or the plugin file) for `mmdem list`.
 */
 #include "demimpl.h"
+
+/* prototypes of every built-in constructor, from the same marker lines */
+#undef DEM_STYLE
+#define DEM_DECL_shape(fn)      PETSC_EXTERN PetscErrorCode fn(DemShape);
+#define DEM_DECL_contact(fn)    PETSC_EXTERN PetscErrorCode fn(DemContactLaw);
+#define DEM_DECL_integrator(fn) PETSC_EXTERN PetscErrorCode fn(DemIntegrator);
+#define DEM_DECL_collider(fn)   PETSC_EXTERN PetscErrorCode fn(DemShapeKind, DemShapeKind, const DemPairBatch *, PetscReal, DemContactList *);
+#define DEM_STYLE(kind, name, fn) DEM_DECL_##kind(fn)
+#include "styles.inc"
+#undef DEM_STYLE
 #include "dem_plugin.h"
 
 typedef struct {

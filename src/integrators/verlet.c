@@ -9,8 +9,11 @@
 
   Angular velocities and torques are in the world frame. For isotropic inertia (spheres) the
   rotational update is exact in the sense above; the angular update uses
-  I_world^-1 = R diag(1/I) R^T and no gyroscopic term, which is right for spheres; the
-  aspherical rotation scheme of 002 eq. (5)-(7) belongs to the superquadric issue.
+  I_world^-1 = R diag(1/I) R^T and no gyroscopic term, which is right for spheres. Bodies whose
+  principal inertia differ (002 eq. (5)-(7)) take the same kicks (the torque changes the
+  angular momentum at fixed orientation) and drift by the torque-free rotation of rotor.c, a
+  symplectic splitting that updates q and w together (angular momentum kept, energy of a
+  free asymmetric top bounded).
   Dissipated energy: velocity Verlet changes the kinetic energy by exactly
   dt/2 (F(n) + F(n+1)).v(n+1/2) plus a telescoping term, so the energy taken by the dashpots over
   a step is -dt/2 (fd(n) + fd(n+1)).v(n+1/2) (fd: the dissipative part of the body forces and
@@ -74,12 +77,19 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
     bs->x[3 * i] += dt * bs->v[3 * i];
     bs->x[3 * i + 1] += dt * bs->v[3 * i + 1];
     bs->x[3 * i + 2] += dt * bs->v[3 * i + 2];
-    if (w[0] != 0 || w[1] != 0 || w[2] != 0) {
-      PetscReal th[3] = {dt * w[0], dt * w[1], dt * w[2]}, dq[4], qn[4];
-      DemQuatFromRotationVector(th, dq);
-      DemQuatMul(dq, bs->q + 4 * i, qn);
-      DemQuatNormalize(qn);
-      for (int j = 0; j < 4; j++) bs->q[4 * i + j] = qn[j];
+    if (bs->I[3 * i] != bs->I[3 * i + 1] || bs->I[3 * i + 1] != bs->I[3 * i + 2]) { /* aspherical: torque-free rotation, 002 eq. (5)-(7) (rotor.c) */
+      if (bs->inv_m[i] > 0 && (w[0] != 0 || w[1] != 0 || w[2] != 0)) DemRigidRotorStep_Private(bs->I + 3 * i, dt, bs->q + 4 * i, w);
+    } else if (w[0] != 0 || w[1] != 0 || w[2] != 0) {
+      /* q <- dq q with the Cayley form dq = (1, dt w / 2) / |.|: a unit quaternion without
+         trigonometry, rotating by 2 atan(|w| dt / 2) = |w| dt (1 + O((w dt)^2)), an error of
+         the order of the scheme's */
+      PetscReal *q = bs->q + 4 * i, hx = 0.5 * dt * w[0], hy = 0.5 * dt * w[1], hz = 0.5 * dt * w[2];
+      PetscReal  q0 = q[0] - hx * q[1] - hy * q[2] - hz * q[3];
+      PetscReal  q1 = q[1] + hx * q[0] + hy * q[3] - hz * q[2];
+      PetscReal  q2 = q[2] - hx * q[3] + hy * q[0] + hz * q[1];
+      PetscReal  q3 = q[3] + hx * q[2] - hy * q[1] + hz * q[0];
+      PetscReal  r  = 1.0 / PetscSqrtReal(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3);
+      q[0] = q0 * r, q[1] = q1 * r, q[2] = q2 * r, q[3] = q3 * r;
     }
   }
   sim->time += dt;
