@@ -95,47 +95,44 @@ static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscRe
   f2    = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
   mu    = sliding ? mu_d : mu_s;
   flim  = mu * (fn > 0 ? fn : 0);
+  /* the force splits as f = -kt s + fd. Sticking: s = s_trial, fd = -ct vt, nothing is lost
+     in a return mapping. At the limit: s = -f/kt carries the whole Coulomb force (fd = 0),
+     and the return mapping removes 0.5 kt (s_old + s).(s_trial - s): the spring's work
+     0.5 kt (s_old + s).(s_trial - s_old) over the step (trapezoid between the last
+     evaluation's spring, s_old rotated into the tangent plane, and this one) minus the
+     change of its stored energy 0.5 kt (|s|^2 - |s_old|^2). */
   if (f2 > flim * flim) {
+    PetscReal es = 0;
     atlimit = 1;
-    fmag    = PetscSqrtReal(f2);
-    f[0] *= flim / fmag;
-    f[1] *= flim / fmag;
-    f[2] *= flim / fmag;
-    if (kt > 0 && flim > 0) {
-      s[0] = -f[0] / kt;
-      s[1] = -f[1] / kt;
-      s[2] = -f[2] / kt;
-    } else s[0] = s[1] = s[2] = 0; /* no normal load: the spring relaxes, no force acts */
+    if (flim > 0) {
+      fmag = flim / PetscSqrtReal(f2);
+      f[0] *= fmag;
+      f[1] *= fmag;
+      f[2] *= fmag;
+      if (kt > 0) s[0] = -f[0] / kt, s[1] = -f[1] / kt, s[2] = -f[2] / kt;
+      else s[0] = s[1] = s[2] = 0; /* no spring: the capped force is the dashpot's */
+    } else f[0] = f[1] = f[2] = s[0] = s[1] = s[2] = 0; /* no normal load: no force, the spring relaxes */
+    for (int j = 0; j < 3; j++) es += (so[j] + s[j]) * (st[j] - s[j]);
+    es *= 0.5 * kt;
+    fdamp[0] = f[0] + kt * s[0]; /* 0 with a spring: it carries the whole force */
+    fdamp[1] = f[1] + kt * s[1];
+    fdamp[2] = f[2] + kt * s[2];
+    *dissip  = -(fdamp[0] * vt[0] + fdamp[1] * vt[1] + fdamp[2] * vt[2]) + (dt > 0 ? es / dt : 0);
+    *eslip   = commit ? es : 0;
   } else {
-    s[0] = st[0];
-    s[1] = st[1];
-    s[2] = st[2];
+    s[0]     = st[0];
+    s[1]     = st[1];
+    s[2]     = st[2];
+    fdamp[0] = -ct * vt[0];
+    fdamp[1] = -ct * vt[1];
+    fdamp[2] = -ct * vt[2];
+    *dissip  = ct * (vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
+    *eslip   = 0;
   }
-  s2      = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
   ft[0]   = f[0];
   ft[1]   = f[1];
   ft[2]   = f[2];
-  *energy = 0.5 * kt * s2;
-  /* dissipation power from the forces actually applied, split as f = -kt s + fd: the
-     non-spring part fd = f + kt s does work -fd.vt; the spring does work
-     0.5 kt (s_old + s).(st - s_old) over the step (trapezoid between the last evaluation's
-     spring, s_old rotated into the tangent plane, and this one), of which
-     0.5 kt (|s|^2 - |s_old|^2) is stored and the rest, 0.5 kt (s_old + s).(st - s), is lost in
-     the return mapping. Sticking: fd = -ct vt, st = s: ct |vt|^2. */
-  {
-    PetscReal fd[3], es = 0, ds = 0;
-    for (int j = 0; j < 3; j++) fd[j] = f[j] + kt * s[j];
-    if (dt > 0) {
-      for (int j = 0; j < 3; j++) es += (so[j] + s[j]) * (st[j] - s[j]);
-      es *= 0.5 * kt; /* energy lost in the return mapping over the step */
-      ds = es / dt;
-    }
-    *dissip  = -(fd[0] * vt[0] + fd[1] * vt[1] + fd[2] * vt[2]) + ds;
-    fdamp[0] = fd[0];
-    fdamp[1] = fd[1];
-    fdamp[2] = fd[2];
-    *eslip   = commit ? es : 0;
-  }
+  *energy = 0.5 * kt * (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
   *slip   = atlimit;
   if (h && commit) {
     h[0] = s[0];

@@ -29,15 +29,10 @@
   tc = pi / sqrt(kn/m - (gamma_n/2)^2), with gamma_n derived for that m when it comes from
   restitution; an overdamped pair (no rebound) reports the undamped pi sqrt(m/kn).
 */
-#include "friction.h"
+#include "hooke.h"
 
 #define DEMCONTACTHOOKE "hooke"
 
-typedef struct {
-  PetscReal kn, kt, gamma_n, gamma_t, zeta, mu_s, mu_d;
-  PetscBool from_e;      /* gamma_n = 2 zeta sqrt(kn/m) per contact */
-  PetscBool has_gamma_t; /* else gamma_t = gamma_n / 2 */
-} DemContactLaw_Hooke;
 
 static PetscErrorCode DemContactLawSetFromConfig_Hooke(DemContactLaw law, DemNode cfg, const DemMaterialPair *mp)
 {
@@ -75,40 +70,13 @@ static PetscErrorCode DemContactLawSetFromConfig_Hooke(DemContactLaw law, DemNod
 static PetscErrorCode DemContactLawCompute_Hooke(DemContactLaw law, const DemContactBatch *batch, PetscReal dt, PetscBool commit, DemContactForces *out)
 {
   const DemContactLaw_Hooke *hk = (const DemContactLaw_Hooke *)law->data;
-  const PetscReal            kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d;
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < batch->n; i++) {
-    const PetscReal *n   = batch->nrm + 3 * i, *v = batch->vrel + 3 * i;
-    const PetscReal  gap = batch->gap[i], m = batch->meff[i];
-    PetscReal       *h   = batch->hist[i] >= 0 ? batch->history + batch->hist[i] * batch->histsize : NULL;
-    PetscReal        delta, gn, gt, cn, ct, vn, fn, et, dt_, fdt[3], es;
-
-    if (!(gap < 0)) {
-      out->fn[i] = out->dfn_dgap[i] = out->cn[i] = out->kt[i] = out->energy[i] = out->dissip[i] = 0;
-      out->ft[3 * i] = out->ft[3 * i + 1] = out->ft[3 * i + 2] = 0;
-      out->slip[i]                                             = 0;
-      if (out->fdamp) out->fdamp[3 * i] = out->fdamp[3 * i + 1] = out->fdamp[3 * i + 2] = 0;
-      if (out->eslip) out->eslip[i] = 0;
-      if (h && commit) DemFrictionReset_Private(h);
-      continue;
-    }
-    delta = -gap;
-    gn    = hk->from_e ? 2 * hk->zeta * PetscSqrtReal(kn / m) : hk->gamma_n;
-    gt    = hk->has_gamma_t ? hk->gamma_t : 0.5 * gn;
-    cn    = m * gn;
-    ct    = m * gt;
-    vn    = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
-    fn    = kn * delta - cn * vn;
-    DemFrictionSpring_Private(n, v, dt, kt, ct, fn, mu_s, mu_d, h, commit, out->ft + 3 * i, &et, &dt_, &out->slip[i], fdt, &es);
-    out->fn[i]       = fn;
-    out->dfn_dgap[i] = -kn;
-    out->cn[i]       = cn;
-    out->kt[i]       = kt;
-    out->energy[i]   = 0.5 * kn * delta * delta + et;
-    out->dissip[i]   = cn * vn * vn + dt_;
-    if (out->fdamp) /* normal and tangential dashpots */
-      for (int j = 0; j < 3; j++) out->fdamp[3 * i + j] = -cn * vn * n[j] + fdt[j];
+    PetscReal *h = batch->hist[i] >= 0 ? batch->history + batch->hist[i] * batch->histsize : NULL;
+    PetscReal  fdamp[3], es;
+    DemHookeContact_Private(hk, batch->nrm + 3 * i, batch->vrel + 3 * i, batch->gap[i], batch->meff[i], h, dt, commit, &out->fn[i], out->ft + 3 * i, &out->dfn_dgap[i], &out->cn[i], &out->kt[i], &out->energy[i], &out->dissip[i], &out->slip[i], fdamp, &es);
+    if (out->fdamp) out->fdamp[3 * i] = fdamp[0], out->fdamp[3 * i + 1] = fdamp[1], out->fdamp[3 * i + 2] = fdamp[2];
     if (out->eslip) out->eslip[i] = es;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -150,6 +118,7 @@ PetscErrorCode DemContactLawCreate_Hooke(DemContactLaw law)
   law->data               = hk;
   law->ops->setfromconfig = DemContactLawSetFromConfig_Hooke;
   law->ops->compute       = DemContactLawCompute_Hooke;
+  law->ops->fusedpairs    = DemContactLawFusedPairs_Hooke;
   law->ops->criticaldt    = DemContactLawCriticalDt_Hooke;
   law->ops->destroy       = DemContactLawDestroy_Hooke;
   law->histsize           = DEM_FRICTION_HISTSIZE;

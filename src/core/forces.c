@@ -96,7 +96,7 @@ static inline PetscReal DemRampFactor(const DemLoad *ld, PetscReal t)
   contact points in sim->cl (grouped by contact law, law column set, lawstart filled).
   Integrators that need only the contact geometry (contact dynamics) call it directly.
 */
-PetscErrorCode DemContactsDetect(DemSim sim, const DemState *st)
+static PetscErrorCode DemContactsDetectGroups(DemSim sim, const DemState *st, const PetscBool *skip)
 {
   DemBodyStore     *bs = &sim->bodies;
   DemNeighbourList *nl = &sim->nl;
@@ -112,6 +112,7 @@ PetscErrorCode DemContactsDetect(DemSim sim, const DemState *st)
     DemCollideFn fn;
     PetscBool    sw;
     PetscInt     s0 = nl->gstart[gi], s1 = nl->gstart[gi + 1];
+    if (skip && skip[gi]) continue;
     PetscCall(DemColliderGet_Private(nl->gka[gi], nl->gkb[gi], &fn, &sw));
     PetscCall(PetscMemzero(&pb, sizeof(pb)));
     pb.ka    = nl->gka[gi];
@@ -143,7 +144,14 @@ PetscErrorCode DemContactsDetect(DemSim sim, const DemState *st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_jacobian, PetscBool commit, DemForceOut *out)
+PetscErrorCode DemContactsDetect(DemSim sim, const DemState *st)
+{
+  PetscFunctionBegin;
+  PetscCall(DemContactsDetectGroups(sim, st, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, PetscBool want_jacobian, PetscBool commit, PetscBool fast, DemForceOut *out)
 {
   DemBodyStore     *bs = &sim->bodies;
   DemNeighbourList *nl = &sim->nl;
@@ -152,6 +160,7 @@ PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_j
   const PetscInt    nb = bs->n + bs->nghost;
   PetscReal        *f = out->f, *t = out->t;
   const PetscReal  *g = sim->gravity;
+  PetscBool         skip[DEM_KIND_MAX * DEM_KIND_MAX];
 
   PetscFunctionBegin;
   PetscCheck(!want_jacobian || out->J, sim->comm, PETSC_ERR_ARG_NULL, "want_jacobian needs a matrix in out->J");
@@ -178,7 +187,35 @@ PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_j
       t[3 * i + 2] += r[0] * F[1] - r[1] * F[0] + s * ld->moment[2];
     }
   }
-  PetscCall(DemContactsDetect(sim, st));
+  out->pe_contact  = 0;
+  out->dissip_rate = 0;
+  out->ncontacts   = 0;
+  out->eslip       = 0;
+  if (out->fd) {
+    PetscCall(PetscArrayzero(out->fd, 3 * nb));
+    PetscCall(PetscArrayzero(out->td, 3 * nb));
+  }
+  /* fused kernels: one pass per group for a single law that knows the group's shape kinds */
+  PetscCall(PetscArrayzero(skip, DEM_KIND_MAX * DEM_KIND_MAX));
+  if (fast && !sim->no_fused && sim->nlaw == 1 && sim->laws[0]->ops->fusedpairs && !sim->record_contacts) {
+    const PetscBool periodic = sim->periodic[0] || sim->periodic[1] || sim->periodic[2];
+    for (PetscInt gi = 0; gi < nl->ngroups; gi++) {
+      DemPairBatch pb;
+      PetscInt     s0 = nl->gstart[gi], s1 = nl->gstart[gi + 1];
+      PetscCall(PetscMemzero(&pb, sizeof(pb)));
+      pb.ka    = nl->gka[gi];
+      pb.kb    = nl->gkb[gi];
+      pb.n     = s1 - s0;
+      pb.a     = nl->a + s0;
+      pb.b     = nl->b + s0;
+      pb.pair  = nl->pairidx + s0;
+      pb.shift = periodic ? nl->shift + 3 * s0 : NULL;
+      pb.sim   = sim;
+      pb.state = st;
+      PetscCall((*sim->laws[0]->ops->fusedpairs)(sim->laws[0], &pb, sim->dt, commit, out, &skip[gi]));
+    }
+  }
+  PetscCall(DemContactsDetectGroups(sim, st, skip));
   {
     const PetscReal *v = st->v, *w = st->w;
     PetscReal       *vr = sim->vrel;
@@ -226,14 +263,6 @@ PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_j
     PetscCall(DemContactLawCompute(sim->laws[l], &cb, sim->dt, commit, &o));
   }
   /* assembly */
-  out->pe_contact  = 0;
-  out->dissip_rate = 0;
-  out->ncontacts   = 0;
-  out->eslip       = 0;
-  if (out->fd) {
-    PetscCall(PetscArrayzero(out->fd, 3 * nb));
-    PetscCall(PetscArrayzero(out->td, 3 * nb));
-  }
   for (PetscInt c = 0; c < cl->n; c++) {
     PetscInt         a = cl->a[c], b = cl->b[c];
     const PetscReal *n = cl->nrm + 3 * c, *ra = cl->ra + 3 * c, *rb = cl->rb + 3 * c;
@@ -279,10 +308,38 @@ PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_j
     memset(touched, 0, (size_t)nl->npairs);
     for (PetscInt c = 0; c < cl->n; c++)
       if (cl->hist[c] >= 0 && cl->gap[c] < sim->laws[cl->law[c]]->activation) touched[cl->hist[c]] = 1;
-    for (PetscInt k = 0; k < nl->npairs; k++)
-      if (!touched[k])
-        for (PetscInt j = 0; j < hs; j++) hist[k * hs + j] = 0;
+    for (PetscInt gi = 0; gi < nl->ngroups; gi++) {
+      if (skip[gi]) continue; /* the fused kernel kept these pairs' history itself */
+      for (PetscInt k = nl->gstart[gi]; k < nl->gstart[gi + 1]; k++)
+        if (!touched[k])
+          for (PetscInt j = 0; j < hs; j++) hist[k * hs + j] = 0;
+    }
   }
+  PetscCall(DemFieldsCompute_Private(sim, st, out)); /* drag and near-field forces (fields.c) */
   if (sim->dim == 2) PetscCall(DemSimConstrain(sim, f, t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemForcesCompute - forces, torques, contact energy and dissipation at `state` through the
+  generic pipeline (narrow phase -> contact list -> laws -> assembly); sim->cl and sim->cf hold
+  every contact afterwards. Collective.
+*/
+PetscErrorCode DemForcesCompute(DemSim sim, const DemState *st, PetscBool want_jacobian, PetscBool commit, DemForceOut *out)
+{
+  PetscFunctionBegin;
+  PetscCall(DemForcesCompute_Internal(sim, st, want_jacobian, commit, PETSC_FALSE, out));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemForcesComputeFast - the same forces, with the laws' fused kernels where they exist (unless
+  sim->record_contacts asks for the contact list, e.g. before a VTK frame): sim->cl and sim->cf
+  then hold only the contacts of groups no fused kernel took. For explicit integrators.
+*/
+PetscErrorCode DemForcesComputeFast(DemSim sim, const DemState *st, PetscBool commit, DemForceOut *out)
+{
+  PetscFunctionBegin;
+  PetscCall(DemForcesCompute_Internal(sim, st, PETSC_FALSE, commit, PETSC_TRUE, out));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

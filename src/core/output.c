@@ -2,7 +2,8 @@
   output.c - what a run leaves behind (DESIGN.md "Output"):
     DIR/thermo.csv        step,time,dt,ke_trans,ke_rot,pe_grav,pe_contact,dissipated,contacts,
                           iterations,wall_s, then e_total (ke+pe) and e_balance (e_total +
-                          dissipated; constant when the bookkeeping closes)
+                          dissipated; constant when the bookkeeping closes), rejected (steps
+                          the integrator rejected and retried with a smaller dt, cumulative)
     DIR/walls.csv         step,time,wall,fx,fy,fz,mx,my,mz   (reaction on each wall, moment
                           about the wall's point; wall = its body id)
     DIR/track.csv         step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz,fx,fy,fz,tx,ty,tz
@@ -58,6 +59,15 @@ static PetscErrorCode DemOpenCSV(const char dir[], const char name[], const char
   *fp = fopen(path, "w");
   PetscCheck(*fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open '%s': %s", path, strerror(errno));
   fprintf(*fp, "%s\n", header);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a new CSV file, or on restart the existing one continued after the checkpoint's step */
+static PetscErrorCode DemOpenCSVRun(DemSim sim, const char name[], const char header[], FILE **fp)
+{
+  PetscFunctionBegin;
+  if (sim->restart[0]) PetscCall(DemCheckpointReopenCSV_Private(sim, sim->out.dir, name, header, fp));
+  else PetscCall(DemOpenCSV(sim->out.dir, name, header, fp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -251,20 +261,36 @@ PetscErrorCode DemOutputOpen_Private(DemSim sim)
       PetscCall(PetscSNPrintf(vdir, sizeof(vdir), "%s/vtk", sim->out.dir));
       PetscCall(DemMkdirP(vdir));
     }
-    char header[4096] = "step,time,dt,ke_trans,ke_rot,pe_grav,pe_contact,dissipated,contacts,iterations,wall_s,e_total,e_balance";
+    char header[4096] = "step,time,dt,ke_trans,ke_rot,pe_grav,pe_contact,dissipated,contacts,iterations,wall_s,e_total,e_balance,rejected";
     for (PetscInt k = 0; k < DemThermoExtraCount_Private(); k++) {
       PetscCall(PetscStrlcat(header, ",", sizeof(header)));
       PetscCall(PetscStrlcat(header, DemThermoExtraName_Private(k), sizeof(header)));
     }
-    PetscCall(DemOpenCSV(sim->out.dir, "thermo.csv", header, &os->thermo));
-    if (sim->nwall) PetscCall(DemOpenCSV(sim->out.dir, "walls.csv", "step,time,wall,fx,fy,fz,mx,my,mz", &os->walls));
-    if (sim->out.ntrack) PetscCall(DemOpenCSV(sim->out.dir, "track.csv", "step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz,fx,fy,fz,tx,ty,tz", &os->track));
+    PetscCall(DemOpenCSVRun(sim, "thermo.csv", header, &os->thermo));
+    if (sim->nwall) PetscCall(DemOpenCSVRun(sim, "walls.csv", "step,time,wall,fx,fy,fz,mx,my,mz", &os->walls));
+    if (sim->out.ntrack) PetscCall(DemOpenCSVRun(sim, "track.csv", "step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz,fx,fy,fz,tx,ty,tz", &os->track));
   }
   PetscCallMPI(MPI_Barrier(sim->comm));
   os->nextra   = DemThermoExtraCount_Private();
   os->next_vtk = 0;
-  PetscCall(DemOutputStep_Private(sim, PETSC_TRUE));
+  if (sim->restart[0]) { /* the rows and frames up to the checkpoint's step exist (checkpoint.c) */
+    DemRestartOutput ro;
+    PetscCall(DemCheckpointRestartOutput_Private(sim, &ro));
+    os->capvtk = PetscMax(64, ro.nvtk);
+    PetscCall(PetscMalloc1(os->capvtk, &os->vtktime));
+    if (ro.nvtk) PetscCall(PetscArraycpy(os->vtktime, ro.vtktime, ro.nvtk));
+    os->nvtk     = ro.nvtk;
+    os->next_vtk = ro.next_vtk;
+  } else PetscCall(DemOutputStep_Private(sim, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether a VTK frame will be written at time t (or because the run ends there) */
+PetscBool DemOutputVTKDue_Private(DemSim sim, PetscReal t, PetscBool last)
+{
+  DemOutputState *os = DemOut(sim);
+  if (!os || sim->out.vtk_every < 0) return PETSC_FALSE;
+  return (last || t >= os->next_vtk - 1e-9 * sim->dt) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* thermo, walls and track lines at thermo steps (and when `force`); VTK when due */
@@ -283,6 +309,7 @@ PetscErrorCode DemOutputStep_Private(DemSim sim, PetscBool force)
     e = kt + kr + pg + sim->pe_contact;
     if (sim->rank == 0) {
       fprintf(os->thermo, "%" PetscInt_FMT ",%.10g,%.10g,%.12g,%.12g,%.12g,%.12g,%.12g,%" PetscInt_FMT ",%" PetscInt_FMT ",%.4f,%.12g,%.12g", sim->step, (double)sim->time, (double)sim->dt, (double)kt, (double)kr, (double)pg, (double)sim->pe_contact, (double)sim->dissipated, sim->ncontacts, sim->iterations, (double)(now - sim->wall0), (double)e, (double)(e + sim->dissipated));
+      fprintf(os->thermo, ",%" PetscInt_FMT, sim->rejected); /* steps rejected so far (run.c) */
       for (PetscInt k = 0; k < os->nextra && k < 32; k++) fprintf(os->thermo, ",%.12g", (double)extra[k]); /* plugin columns */
       fprintf(os->thermo, "\n");
       fflush(os->thermo);
@@ -349,5 +376,17 @@ PetscErrorCode DemOutputClose_Private(DemSim sim)
   }
   PetscCall(PetscFree(os->vtktime));
   PetscCall(PetscFree(sim->outstate));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the VTK series written so far, for checkpoints (checkpoint.c) */
+PetscErrorCode DemOutputGetSeries_Private(DemSim sim, PetscInt *nvtk, const PetscReal **vtktime, PetscReal *next_vtk)
+{
+  DemOutputState *os = DemOut(sim);
+
+  PetscFunctionBegin;
+  *nvtk     = os ? os->nvtk : 0;
+  *vtktime  = os ? os->vtktime : NULL;
+  *next_vtk = os ? os->next_vtk : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

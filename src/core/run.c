@@ -2,6 +2,10 @@
   run.c - the time loop: step the integrator, write output, show progress, and stop with a
   diagnosis when the state stops being finite (which body, which contact, which step).
   On a terminal a live progress line; in a pipe, plain thermo lines.
+  Guards (guard.c): --restart, SIGINT/SIGTERM (checkpoint at the end of the step, then stop),
+  output.checkpoint_every, bodies leaving the domain, the rejected-step protocol (dt_min),
+  errors inside a step. A failed run writes the checkpoint of its last good thermo step,
+  closes its output (whole files) and stops with a diagnosis.
 */
 #include "demimpl.h"
 #include <unistd.h>
@@ -19,14 +23,18 @@ static PetscInt DemFindNonFinite(DemSim sim)
 {
   const DemBodyStore *bs = &sim->bodies;
   const PetscInt      n  = bs->n;
-  const PetscReal    *x = bs->x, *v = bs->v, *w = bs->w;
+  const PetscReal    *x = bs->x, *v = bs->v, *w = bs->w, *q = bs->q;
   PetscReal           s  = 0;
   /* one sum over everything: NaN and Inf propagate; search body by body only when it fails */
   for (PetscInt k = 0; k < 3 * n; k++) s += 0 * (x[k] + v[k] + w[k]);
+  for (PetscInt k = 0; k < 4 * n; k++) s += 0 * q[k]; /* orientations too */
   if (isfinite(s)) return -1;
-  for (PetscInt i = 0; i < n; i++)
+  for (PetscInt i = 0; i < n; i++) {
     for (int d = 0; d < 3; d++)
       if (!isfinite(x[3 * i + d]) || !isfinite(v[3 * i + d]) || !isfinite(w[3 * i + d])) return i;
+    for (int d = 0; d < 4; d++)
+      if (!isfinite(q[4 * i + d])) return i;
+  }
   return -1;
 }
 
@@ -37,13 +45,30 @@ static PetscErrorCode DemDiagnose(DemSim sim, PetscInt i, char *msg, size_t len)
   char          cbuf[512] = "no contact on it";
 
   PetscFunctionBegin;
+  { /* the contacts at the bad state (fused kernels leave no contact list behind) */
+    DemState st = {bs->x, bs->v, bs->w, bs->q};
+    PetscCall(DemContactsDetect(sim, &st));
+  }
   for (PetscInt c = 0; c < sim->cl.n; c++)
     if ((sim->cl.a[c] == i || sim->cl.b[c] == i) && (worst < 0 || !(sim->cl.gap[c] >= sim->cl.gap[worst]))) worst = c;
   if (worst >= 0) {
     PetscInt a = sim->cl.a[worst], b = sim->cl.b[worst];
-    PetscCall(PetscSNPrintf(cbuf, sizeof(cbuf), "deepest contact: bodies %" PetscInt_FMT "-%" PetscInt_FMT " gap %g m (%.3g radii), normal force %g N", (PetscInt)bs->gid[a], (PetscInt)bs->gid[b], (double)sim->cl.gap[worst], (double)(sim->cl.gap[worst] / PetscMax(bs->radius[a], 1e-300)), (double)sim->cf.fn[worst]));
+    PetscCall(PetscSNPrintf(cbuf, sizeof(cbuf), "deepest contact: bodies %" PetscInt_FMT "-%" PetscInt_FMT " gap %g m (%.3g radii)", (PetscInt)bs->gid[a], (PetscInt)bs->gid[b], (double)sim->cl.gap[worst], (double)(sim->cl.gap[worst] / PetscMax(bs->radius[a], 1e-300))));
   }
   PetscCall(PetscSNPrintf(msg, len, "the state is no longer finite at step %" PetscInt_FMT " (t = %g s): body %" PetscInt_FMT " x = [%g, %g, %g] v = [%g, %g, %g] f = [%g, %g, %g]; %s. dt = %g s is %.3g of the shortest collision time; reduce dt or check stiffness and overlaps", sim->step, (double)sim->time, (PetscInt)bs->gid[i], (double)bs->x[3 * i], (double)bs->x[3 * i + 1], (double)bs->x[3 * i + 2], (double)bs->v[3 * i], (double)bs->v[3 * i + 1], (double)bs->v[3 * i + 2], (double)bs->f[3 * i], (double)bs->f[3 * i + 1], (double)bs->f[3 * i + 2], cbuf, (double)sim->dt, (double)(sim->dt / sim->tc_min)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a failed run: the last good checkpoint, the output closed, the guards ended; msg stays the
+   error message */
+static PetscErrorCode DemRunFail(DemSim sim, char msg[], size_t len)
+{
+  PetscFunctionBegin;
+  if (sim->rank == 0 && isatty(STDOUT_FILENO)) printf("\n");
+  PetscCall(DemGuardFailure_Private(sim, msg, len));
+  PetscCall(DemOutputClose_Private(sim));
+  PetscCall(DemGuardEnd_Private(sim));
+  DemSetLastError("%s", msg);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -55,32 +80,50 @@ PetscErrorCode DemSimRun(DemSim sim)
   PetscBool      tty = (sim->rank == 0 && isatty(STDOUT_FILENO)) ? PETSC_TRUE : PETSC_FALSE;
   PetscLogDouble now, last = 0;
   PetscReal      t_end;
+  PetscBool      stop = PETSC_FALSE;
+  char           msg[2000]; /* PETSc keeps 2048 characters of an error message */
 
   PetscFunctionBegin;
   PetscCall(DemSimSetUp(sim));
   PetscCall(PetscTime(&sim->wall0));
   PetscCall(DemSimView(sim, stdout));
+  PetscCall(DemGuardBegin_Private(sim)); /* signals; --restart: the checkpoint's state */
   PetscCall(DemOutputOpen_Private(sim));
+  PetscCall(DemGuardAfterOutput_Private(sim, &stop, msg, sizeof(msg))); /* the start's snapshot */
   t_end = sim->end_time > 0 ? sim->end_time : PETSC_MAX_REAL;
   if (!tty && !sim->out.quiet) PetscCall(PetscPrintf(sim->comm, "%10s %12s %14s %14s %8s\n", "step", "time", "kinetic", "e_balance", "contacts"));
-  while ((sim->max_steps > 0 && sim->step < sim->max_steps) || (sim->max_steps <= 0 && sim->time < t_end - 1e-9 * sim->dt)) {
-    DemStepInfo info;
-    PetscInt    bad;
-    PetscCall(DemIntegratorStep(sim->integ, sim, sim->dt, &info));
+  while (!stop && ((sim->max_steps > 0 && sim->step < sim->max_steps) || (sim->max_steps <= 0 && sim->time < t_end - 1e-9 * sim->dt))) {
+    DemStepInfo    info;
+    PetscInt       bad;
+    PetscBool      lost;
+    PetscErrorCode ierr;
+    /* a VTK frame with the contact network after this step needs the full contact list */
+    sim->record_contacts = (sim->out.contacts && DemOutputVTKDue_Private(sim, sim->time + sim->dt, sim->max_steps > 0 ? sim->step + 1 >= sim->max_steps : sim->time + sim->dt >= t_end - 1e-9 * sim->dt)) ? PETSC_TRUE : PETSC_FALSE;
+    ierr = DemIntegratorStep(sim->integ, sim, sim->dt, &info);
+    if (ierr) { /* an error inside the step: its message, and the last good state saved */
+      PetscCall(PetscStrncpy(msg, DemLastError()[0] ? DemLastError() : "error in an integrator step", sizeof(msg)));
+      PetscCall(DemRunFail(sim, msg, sizeof(msg)));
+      return ierr;
+    }
     if (!info.accepted) { /* the integrator left the state as it was: retry with its smaller dt */
-      PetscCheck(info.dt_next > 0 && info.dt_next < sim->dt, sim->comm, PETSC_ERR_NOT_CONVERGED, "integrator %s rejected the step at t = %g s without suggesting a smaller dt (dt_next = %g s)", sim->integ->type_name, (double)sim->time, (double)info.dt_next);
+      PetscBool fail;
+      PetscCall(DemGuardStepRejected_Private(sim, &info, &fail, msg, sizeof(msg)));
+      if (fail) {
+        PetscCall(DemRunFail(sim, msg, sizeof(msg)));
+        SETERRQ(sim->comm, PETSC_ERR_NOT_CONVERGED, "%s", msg);
+      }
       sim->dt = info.dt_next;
+      sim->rejected++;
       continue;
     }
     if (info.dt_next > 0) sim->dt = info.dt_next;
     sim->step++;
     sim->iterations = info.iterations;
+    PetscCall(DemGuardCheckState_Private(sim, &lost, msg, sizeof(msg))); /* left the domain */
     bad             = DemFindNonFinite(sim);
-    if (bad >= 0) {
-      char msg[2048];
-      PetscCall(DemDiagnose(sim, bad, msg, sizeof(msg)));
-      DemSetLastError("%s", msg);
-      PetscCall(DemOutputClose_Private(sim));
+    if (bad >= 0) PetscCall(DemDiagnose(sim, bad, msg, sizeof(msg)));
+    if (bad >= 0 || lost) {
+      PetscCall(DemRunFail(sim, msg, sizeof(msg)));
       SETERRQ(sim->comm, PETSC_ERR_NOT_CONVERGED, "%s", msg);
     }
     PetscCall(DemOutputStep_Private(sim, PETSC_FALSE));
@@ -99,9 +142,15 @@ PetscErrorCode DemSimRun(DemSim sim)
         }
       } else PetscCall(PetscPrintf(sim->comm, "%10" PetscInt_FMT " %12.6g %14.8g %14.8g %8" PetscInt_FMT "\n", sim->step, (double)sim->time, (double)(kt + kr), (double)(kt + kr + pg + sim->pe_contact + sim->dissipated), sim->ncontacts));
     }
+    PetscCall(DemGuardAfterOutput_Private(sim, &stop, msg, sizeof(msg))); /* snapshot, checkpoints, signals */
   }
   if (tty) printf("\n");
   PetscCall(DemOutputClose_Private(sim));
+  PetscCall(DemGuardEnd_Private(sim));
+  if (stop) { /* interrupted: the checkpoint is written, the output closed */
+    DemSetLastError("%s", msg);
+    SETERRQ(sim->comm, PETSC_ERR_SIG, "%s", msg);
+  }
   PetscCall(PetscTime(&now));
   PetscCall(PetscPrintf(sim->comm, "done: %" PetscInt_FMT " steps, t = %g s, %.2f s wall, output in %s\n", sim->step, (double)sim->time, (double)(now - sim->wall0), sim->out.dir));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -103,7 +103,7 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
   fo.fd = sim->fd;
   fo.td = sim->td;
   fo.J  = NULL;
-  PetscCall(DemForcesCompute(sim, &st, PETSC_FALSE, PETSC_TRUE, &fo));
+  PetscCall(DemForcesComputeFast(sim, &st, PETSC_TRUE, &fo));
   pnew = DemSimDissipativePower_Private(sim, sim->fd, sim->td); /* fd(n+1) at v(n+1/2) */
   DemVerletKick(bs, 0.5 * dt);
   PetscCall(DemSimConstrain(sim, bs->v, bs->w));
@@ -124,6 +124,8 @@ PetscErrorCode DemIntegratorCreate_Verlet(DemIntegrator ig)
   ig->data               = vv;
   ig->ops->setfromconfig = DemIntegratorSetFromConfig_Verlet;
   ig->ops->step          = DemIntegratorStep_Verlet;
+  ig->ops->checkpoint    = DemIntegratorCheckpointNone; /* no state between steps (checkpoint.c) */
+  ig->stability          = DEM_INTEGRATOR_EXPLICIT;     /* dt above tc is refused (guard.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(integrator, "verlet", DemIntegratorCreate_Verlet)

@@ -5,7 +5,7 @@
   Bodies may carry their own radius (polydisperse sets): the store's radius column is the
   sphere's radius, and mass properties scale with (r/radius)^3 and ^5.
 */
-#include "demimpl.h"
+#include "sphere.h"
 
 typedef struct {
   PetscReal r;
@@ -86,30 +86,16 @@ PetscErrorCode DemCollide_SphereSphere(DemShapeKind ka, DemShapeKind kb, const D
     r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     if (r2 >= rs * rs) continue;
     {
-      PetscReal dist = PetscSqrtReal(r2), inv = dist > 0 ? 1.0 / dist : 0.0, gap = dist - ra - rb, s;
-      PetscInt  c;
+      PetscInt c;
       if (out->n == out->cap) PetscCall(DemContactListReserve(out, PetscMax(64, 2 * out->cap)));
-      c = out->n++;
+      c               = out->n++;
       out->feature[c] = 0;
-      out->a[c]   = a;
-      out->b[c]   = b;
-      out->hist[c] = pb->pair ? pb->pair[k] : -1;
-      out->gap[c] = gap;
-      out->reff[c] = ra * rb / (ra + rb);
-      if (dist > 0) {
-        out->nrm[3 * c] = d[0] * inv;
-        out->nrm[3 * c + 1] = d[1] * inv;
-        out->nrm[3 * c + 2] = d[2] * inv;
-      } else { /* coincident centres: any direction; pick +z */
-        out->nrm[3 * c] = out->nrm[3 * c + 1] = 0;
-        out->nrm[3 * c + 2] = 1;
-      }
-      s = ra + 0.5 * gap; /* centre of a to the middle of the overlap, along -n */
-      for (int j = 0; j < 3; j++) {
-        out->ra[3 * c + j] = -s * out->nrm[3 * c + j];
-        out->rb[3 * c + j] = d[j] - s * out->nrm[3 * c + j]; /* p - x_b (image) */
-        out->p[3 * c + j]  = x[3 * a + j] + out->ra[3 * c + j];
-      }
+      out->a[c]       = a;
+      out->b[c]       = b;
+      out->hist[c]    = pb->pair ? pb->pair[k] : -1;
+      out->reff[c]    = ra * rb / (ra + rb);
+      DemSphereSphereGeom_Private(d, r2, ra, rb, out->nrm + 3 * c, &out->gap[c], out->ra + 3 * c, out->rb + 3 * c);
+      for (int j = 0; j < 3; j++) out->p[3 * c + j] = x[3 * a + j] + out->ra[3 * c + j];
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

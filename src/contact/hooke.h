@@ -1,0 +1,51 @@
+/*
+  hooke.h - the per-contact arithmetic of law `hooke` (hooke.c), shared by its batch compute
+  and its fused sphere kernels (hooke_fused.c), so the model is written once.
+  Model and keys: see hooke.c (003_9f0cdbfccae61a56.txt eq. (20)-(25), (27)).
+*/
+#pragma once
+#include "friction.h"
+
+typedef struct {
+  PetscReal kn, kt, gamma_n, gamma_t, zeta, mu_s, mu_d;
+  PetscBool from_e;      /* gamma_n = 2 zeta sqrt(kn/m) per contact */
+  PetscBool has_gamma_t; /* else gamma_t = gamma_n / 2 */
+} DemContactLaw_Hooke;
+
+/*
+  DemHookeContact_Private - one contact: normal n (b to a), relative velocity v of a w.r.t. b
+  at the contact point, signed gap, effective mass m, history slot h (or NULL). Outputs as the
+  columns of DemContactForces. A contact with gap >= 0 gives zeros (and forgets its history
+  on commit).
+*/
+static inline void DemHookeContact_Private(const DemContactLaw_Hooke *hk, const PetscReal n[3], const PetscReal v[3], PetscReal gap, PetscReal m, PetscReal *h, PetscReal dt, PetscBool commit, PetscReal *fn_, PetscReal ft[3], PetscReal *dfn, PetscReal *cn_, PetscReal *kt_, PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
+{
+  PetscReal delta, gn, gt, cn, ct, vn, fn, et, dtt, fdt[3], es;
+
+  if (!(gap < 0)) {
+    *fn_ = *dfn = *cn_ = *kt_ = *energy = *dissip = *eslip = 0;
+    ft[0] = ft[1] = ft[2] = fdamp[0] = fdamp[1] = fdamp[2] = 0;
+    *slip = 0;
+    if (h && commit) DemFrictionReset_Private(h);
+    return;
+  }
+  delta = -gap;
+  gn    = hk->from_e ? 2 * hk->zeta * PetscSqrtReal(hk->kn / m) : hk->gamma_n;
+  gt    = hk->has_gamma_t ? hk->gamma_t : 0.5 * gn;
+  cn    = m * gn;
+  ct    = m * gt;
+  vn    = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+  fn    = hk->kn * delta - cn * vn;
+  DemFrictionSpring_Private(n, v, dt, hk->kt, ct, fn, hk->mu_s, hk->mu_d, h, commit, ft, &et, &dtt, slip, fdt, &es);
+  *fn_    = fn;
+  *dfn    = -hk->kn;
+  *cn_    = cn;
+  *kt_    = hk->kt;
+  *energy = 0.5 * hk->kn * delta * delta + et;
+  *dissip = cn * vn * vn + dtt;
+  for (int j = 0; j < 3; j++) fdamp[j] = -cn * vn * n[j] + fdt[j]; /* normal and tangential dashpots */
+  *eslip = es;
+}
+
+/* the fused sphere/sphere and sphere/plane kernel (hooke_fused.c) */
+PETSC_EXTERN PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw, const DemPairBatch *, PetscReal dt, PetscBool commit, DemForceOut *, PetscBool *handled);
