@@ -1,6 +1,9 @@
 # mmdem - plain GNU make. Targets: all test validate bench deps install clean
 PREFIX   ?= /usr/local
-BUILD    ?= build
+# sanitizer builds get their own directory (objects never mix): make test SANITIZE=address,undefined
+# builds and tests in build-address-undefined
+comma    := ,
+BUILD    ?= build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))
 CC       := mpicc
 CXX      := mpicxx
 SANITIZE ?=
@@ -27,7 +30,7 @@ TEST_SRC := $(wildcard tests/unit/*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 PLUGIN_SRC := $(wildcard plugins/*.c)
 
-.PHONY: all test validate bench deps install clean plugins
+.PHONY: all test validate bench deps install clean plugins memcheck fuzz
 all: $(BUILD)/libmmdem.so $(BUILD)/mmdem $(TEST_BIN) plugins
 
 # LAMMPS-style registration: marker lines DEM_STYLE(kind, "name", Fn) are collected into
@@ -63,10 +66,20 @@ plugins: $(BUILD)/mmdem
 	@$(MAKE) --no-print-directory -C plugins OUT=$(abspath $(BUILD))/plugins MMDEM_INC=$(abspath src/core)
 
 test: all
-	@bash tests/run.sh quick
+	@BUILD=$(BUILD) bash tests/run.sh quick
 
 validate: all
-	@bash tests/run.sh validate
+	@BUILD=$(BUILD) bash tests/run.sh validate
+
+# valgrind (memcheck) on quick runs: zero errors, no definite leaks (tests/memcheck.sh)
+memcheck: all
+	@BUILD=$(BUILD) bash tests/memcheck.sh
+
+# libFuzzer targets of tests/fuzz, FUZZ_TIME seconds each [60]; builds with clang into
+# build-fuzz (installs clang and libclang-rt-14-dev when missing, as root)
+FUZZ_TIME ?= 60
+fuzz:
+	@FUZZ_TIME=$(FUZZ_TIME) bash tests/fuzz/run.sh
 
 bench: all
 	@bash benchmarks/run.sh

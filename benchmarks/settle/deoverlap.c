@@ -1,9 +1,9 @@
 /*
   deoverlap.c - moves equal spheres apart until none overlaps another or the floor z = 0,
-  displacing them as little as it can. Part of the settle benchmark (bench.py): mmdem refuses
-  a run whose bodies overlap at the start, so a settled bed (whose contacts all overlap a
-  little under gravity) is loaded in both codes in this just-touching form and the gravity is
-  ramped up again before the timed steps.
+  displacing them as little as it can. Part of the settle benchmark (bench.py), its fallback
+  for an mmdem that refuses the settled bed because its bodies overlap at the start (contacts
+  at rest under gravity all overlap a little): the bed is then loaded in both codes in this
+  just-touching form and gravity is ramped up again before the timed steps.
 
     deoverlap IN.csv OUT.csv LX LY DIAMETER
 

@@ -25,6 +25,12 @@
     restitution     e in (0, 1]
     friction        sets mu_s and mu_d, >= 0; or
     mu_s, mu_d      static and dynamic friction, 0 <= mu_d <= mu_s
+    tangential      history | rolling_spring [history]: the tangential spring of friction.h
+                    above, or the spring of 001 eq. (25)-(36) whose elongation is the sliding
+                    (centre displacement minus rolling mapped with Q_Delta) with the return
+                    mapping of eq. (32)-(36) and no tangential dashpot (rolling_spring.h);
+                    kt from eq. (37)-(38) in both, the friction moment r_C x Ft (eq. (39)) is
+                    the lever-arm torque of forces.c
   Mixing: E and nu enter per material through eq. (20) and (38); restitution and friction are
   the arithmetic mean of the two materials' values.
 
@@ -33,17 +39,19 @@
   PETSC_SMALL m/s).
 */
 #include "friction.h"
+#include "rolling_spring.h"
 
 #define DEMCONTACTHERTZMINDLIN "hertz_mindlin"
 
 typedef struct {
   PetscReal Estar, Gstar, xi, mu_s, mu_d;
+  PetscInt  rolling; /* tangential: 0 history (friction.h), 1 rolling_spring (rolling_spring.h) */
 } DemContactLaw_HertzMindlin;
 
 static PetscErrorCode DemContactLawSetFromConfig_HertzMindlin(DemContactLaw law, DemNode cfg, const DemMaterialPair *mp)
 {
   DemContactLaw_HertzMindlin *hm     = (DemContactLaw_HertzMindlin *)law->data;
-  const char *const           keys[] = {"youngs_modulus", "poisson_ratio", "restitution", "friction", "mu_s", "mu_d", NULL};
+  const char *const           keys[] = {"youngs_modulus", "poisson_ratio", "restitution", "friction", "mu_s", "mu_d", "tangential", NULL};
   PetscReal                   E[2], nu[2], G[2], Ep = 0, nup = 0, e;
   PetscBool                   hasE, hasnu, set;
 
@@ -68,6 +76,11 @@ static PetscErrorCode DemContactLawSetFromConfig_HertzMindlin(DemContactLaw law,
   PetscCall(DemLawRestitution_Private(cfg, DEMCONTACTHERTZMINDLIN, mp, &e, &set));
   hm->xi = DemDampingRatio_Private(e);
   PetscCall(DemLawFriction_Private(cfg, DEMCONTACTHERTZMINDLIN, "friction", mp, &hm->mu_s, &hm->mu_d));
+  if (cfg) {
+    const char *const tang[] = {"history", "rolling_spring", NULL};
+    PetscCall(DemNodeGetChoice(cfg, "tangential", tang, PETSC_FALSE, &hm->rolling));
+    if (hm->rolling) law->histsize = DEM_ROLLING_SPRING_HISTSIZE;
+  }
   law->mp = *mp;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -103,7 +116,20 @@ static PetscErrorCode DemContactLawCompute_HertzMindlin(DemContactLaw law, const
     ct = 2 * xi * PetscSqrtReal(m * kt);
     vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
     fn = 4.0 / 3.0 * Es * sR * delta * sd - cn * vn;
-    DemFrictionSpring_Private(n, v, dt, kt, ct, fn, mu_s, mu_d, h, commit, out->ft + 3 * i, &et, &dt_, &out->slip[i], fdt, &es);
+    if (hm->rolling) { /* 001 eq. (25)-(36): the sliding from the increments of the two bodies */
+      const DemSim sim = law->sim;
+      PetscReal    ds[3];
+      if (sim && sim->inc_x) {
+        const PetscInt a = batch->a[i], b = batch->b[i];
+        DemRollingSlide_Private(n, batch->ra + 3 * i, batch->rb + 3 * i, sim->inc_x + 3 * a, sim->inc_alpha + 3 * a, sim->inc_x + 3 * b, sim->inc_alpha + 3 * b, ds);
+      } else {
+        const PetscReal vn_ = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+        for (int k = 0; k < 3; k++) ds[k] = (v[k] - vn_ * n[k]) * dt;
+      }
+      ct = 0;
+      DemRollingSpring_Private(n, ds, dt, kt, fn, mu_s, mu_d, h, commit, out->ft + 3 * i, &et, &dt_, &out->slip[i], &es);
+      fdt[0] = fdt[1] = fdt[2] = 0;
+    } else DemFrictionSpring_Private(n, v, dt, kt, ct, fn, mu_s, mu_d, h, commit, out->ft + 3 * i, &et, &dt_, &out->slip[i], fdt, &es);
     out->fn[i]       = fn;
     out->dfn_dgap[i] = -kn_tan;
     out->cn[i]       = cn;
@@ -138,8 +164,8 @@ static PetscErrorCode DemContactLawDestroy_HertzMindlin(DemContactLaw law)
 
 /*
   DemContactLawCreate_HertzMindlin - constructor of the "hertz_mindlin" law: fills the ops,
-  allocates the parameters (set by setfromconfig), 4 history reals per contact (friction.h),
-  activation 0.
+  allocates the parameters (set by setfromconfig), 4 history reals per contact (friction.h;
+  5 with tangential: rolling_spring, rolling_spring.h), activation 0.
 */
 PetscErrorCode DemContactLawCreate_HertzMindlin(DemContactLaw law)
 {

@@ -61,6 +61,10 @@ struct _DemContactLawOps {
   PetscErrorCode (*compute)(DemContactLaw, const DemContactBatch *, PetscReal dt, PetscBool commit, DemContactForces *out);
   PetscErrorCode (*criticaldt)(DemContactLaw, PetscReal m_eff, PetscReal r_eff, PetscReal v_rel, PetscReal *dt);
   PetscErrorCode (*destroy)(DemContactLaw);
+  /* optional: narrow phase + law + assembly in one pass over a batch of candidate pairs whose
+     shape kinds the law knows (sets *handled); used by explicit steps when the contact list
+     itself is not wanted. Must give the same forces and history as the generic pipeline. */
+  PetscErrorCode (*fusedpairs)(DemContactLaw, const DemPairBatch *, PetscReal dt, PetscBool commit, DemForceOut *out, PetscBool *handled);
 };
 
 struct _p_DemContactLaw {
@@ -72,6 +76,8 @@ struct _p_DemContactLaw {
   PetscInt         histsize;   /* history reals per contact, set by the constructor */
   PetscReal        activation; /* contacts are reported by colliders when gap < activation */
   DemMaterialPair  mp;
+  DemSim           sim;        /* the simulation the law belongs to (sim.c); NULL for a law built
+                                  on its own: laws that read per-body data (sim->inc_x) check it */
 };
 
 typedef struct _DemIntegratorOps *DemIntegratorOps;
@@ -80,6 +86,16 @@ struct _DemIntegratorOps {
   PetscErrorCode (*setup)(DemIntegrator, DemSim);
   PetscErrorCode (*step)(DemIntegrator, DemSim, PetscReal dt, DemStepInfo *info);
   PetscErrorCode (*destroy)(DemIntegrator);
+  /* optional, appended (checkpoint.c): writes (write true) or reads back the integrator's
+     private state between steps: whatever the next step reads that the store, the neighbour
+     list, time, dt and the energy counters do not hold (warm starts, adaptive-dt counters,
+     random-number state, vectors of the previous step). Reading happens after setup (which saw
+     the run description's initial state), once the store and the simulation are restored; it
+     must restore exactly what was written, so that a restarted run is bitwise the
+     uninterrupted one. Write each item with DemCheckpointIO(), a version number of your own
+     first. NULL: a restart warns that the integrator's state starts afresh; an integrator with
+     no such state sets DemIntegratorCheckpointNone. */
+  PetscErrorCode (*checkpoint)(DemIntegrator, FILE *fp, PetscBool write);
 };
 
 struct _p_DemIntegrator {
@@ -89,6 +105,12 @@ struct _p_DemIntegrator {
   const char      *classname;
   MPI_Comm         comm;
   PetscBool        setupcalled;
+  /* appended: the time-step protocol of run.c (guard.c) */
+  PetscInt         stability; /* DEM_INTEGRATOR_EXPLICIT: a dt above the shortest collision time
+                                 is refused at set-up; DEM_INTEGRATOR_IMPLICIT: any dt;
+                                 0 (undeclared): a warning */
+  PetscReal        dt_min;    /* a rejected step whose suggested dt_next is below this stops the
+                                 run with a diagnosis; 0: 1e-9 of the configured dt */
 };
 
 /* ---- neighbour list (src/search) ---- */
@@ -222,13 +244,29 @@ struct _p_DemSim {
   /* output */
   DemOutputConfig out;
   void        *outstate; /* open files of a running simulation (output.c) */
+  PetscBool    record_contacts; /* the next force evaluation must leave every contact in cl/cf */
+  PetscBool    no_fused;        /* debugging and tests: never use fused kernels (env MMDEM_NO_FUSED) */
   PetscBool    setupcalled;
   PetscLogDouble wall0;
   /* plugin-registered */
   PetscInt     nplugins;
   struct _DemBondList *bonds; /* bonded pairs (src/core/bonds.c), NULL without a bonds: key */
+  /* increments from the last committed state to the state being evaluated, [3 nb] each:
+     position and incremental Rodrigues rotation (001 eq. (45)). Set by integrators that know
+     them (trapezoid.c) around their DemForcesCompute calls, NULL otherwise; laws that map
+     rolling (hertz_mindlin tangential: rolling_spring) read them, else use vrel dt */
+  const PetscReal *inc_x, *inc_alpha;
+  struct _DemFields *fields; /* drag and near-field forces, 001 eq. (15)-(18) (fields.c); NULL
+                                without a fields: key */
+  PetscInt     rejected;     /* steps rejected by the integrator so far (run.c; thermo.csv) */
+  /* checkpoints and run guards (checkpoint.c, guard.c) */
+  PetscInt     checkpoint_every; /* output.checkpoint_every, steps; 0: none */
+  char         restart[PETSC_MAX_PATH_LEN]; /* --restart CHECKPOINT; empty for a fresh run */
+  void        *guard;            /* state of the guards of a running simulation (guard.c) */
 };
 
+/* forces with the laws' fused kernels where possible (explicit integrators; forces.c) */
+PETSC_EXTERN PetscErrorCode DemForcesComputeFast(DemSim, const DemState *, PetscBool commit, DemForceOut *);
 /* narrow phase only: contact points at a state into sim->cl, grouped by law (forces.c) */
 PETSC_EXTERN PetscErrorCode DemContactsDetect(DemSim, const DemState *);
 /* helpers shared between core files */
@@ -241,6 +279,7 @@ PETSC_EXTERN PetscErrorCode DemSimApplyWalls_Private(DemSim);
 PETSC_EXTERN PetscErrorCode DemOutputOpen_Private(DemSim);
 PETSC_EXTERN PetscErrorCode DemOutputStep_Private(DemSim, PetscBool force_vtk);
 PETSC_EXTERN PetscErrorCode DemOutputClose_Private(DemSim);
+PETSC_EXTERN PetscBool      DemOutputVTKDue_Private(DemSim, PetscReal t, PetscBool last);
 PETSC_EXTERN PetscErrorCode DemCriticalDt_Private(DemSim, PetscReal *tc);
 
 /* ---- registry internals ---- */
@@ -319,3 +358,65 @@ PETSC_EXTERN PetscErrorCode DemForcesJacobianBlock_Private(DemSim, PetscInt c, P
 PETSC_EXTERN PetscErrorCode DemForcesDissipative_Private(DemSim, PetscReal *fd, PetscReal *td);
 /* discrete Lagrange-d'Alembert integrator, 003 (src/integrators/variational.c) */
 PETSC_EXTERN PetscErrorCode DemIntegratorCreate_Variational(DemIntegrator);
+
+/* ---- field forces: viscous drag and near-field (Mie) pairs, 001 eq. (15)-(18) (src/core/fields.c) ---- */
+/* reads the top-level fields: mapping (absent: no fields) */
+PETSC_EXTERN PetscErrorCode DemFieldsSetFromConfig_Private(DemSim, DemNode root);
+/* adds the field forces at `state` to out->f (and out->fd for drag), their potential (Mie) to
+   out->pe_contact and the drag power to out->dissip_rate; called by DemForcesCompute */
+PETSC_EXTERN PetscErrorCode DemFieldsCompute_Private(DemSim, const DemState *, DemForceOut *);
+PETSC_EXTERN PetscErrorCode DemFieldsDestroy_Private(DemSim);
+/* generalized trapezoidal rule, 001 eq. (40)-(49) (src/integrators/trapezoid.c) */
+PETSC_EXTERN PetscErrorCode DemIntegratorCreate_Trapezoid(DemIntegrator);
+
+/* ---- checkpoints, restart and run guards (src/core/checkpoint.c, src/core/guard.c) ---- */
+#define DEM_INTEGRATOR_EXPLICIT 1
+#define DEM_INTEGRATOR_IMPLICIT 2
+/* reads (write false) or writes one item of an integrator's checkpoint; a short read or write
+   is an error naming `what` */
+PETSC_EXTERN PetscErrorCode DemCheckpointIO(FILE *fp, PetscBool write, void *data, size_t size, const char what[]);
+/* the checkpoint method of an integrator that keeps no state between steps */
+PETSC_EXTERN PetscErrorCode DemIntegratorCheckpointNone(DemIntegrator, FILE *, PetscBool);
+/* --restart CHECKPOINT: DemSimRun continues from it; DemSimCheckRestart only reads and checks it */
+PETSC_EXTERN PetscErrorCode DemSimSetRestart(DemSim, const char file[]);
+PETSC_EXTERN PetscErrorCode DemSimCheckRestart(DemSim);
+/* writes DIR/checkpoints/step-<step>.ckpt of the current state (rank 0; collective) */
+PETSC_EXTERN PetscErrorCode DemCheckpointWrite_Private(DemSim, char path[], size_t len);
+/* restores the state of sim->restart into a set-up simulation */
+PETSC_EXTERN PetscErrorCode DemCheckpointRestore_Private(DemSim);
+/* what the output of a restarted run continues from (output.c) */
+typedef struct {
+  PetscBool  active;     /* the run continues from a checkpoint */
+  PetscInt   step;       /* its step */
+  PetscBool  thermo_row; /* the files have a row of that step (it was a thermo step) */
+  PetscInt   nvtk;       /* VTK frames written up to it, their times, the next frame's time */
+  PetscReal *vtktime, next_vtk;
+} DemRestartOutput;
+PETSC_EXTERN PetscErrorCode DemCheckpointRestartOutput_Private(DemSim, DemRestartOutput *);
+/* on restart: DIR/NAME cut after the checkpoint's step (atomically), opened for appending */
+PETSC_EXTERN PetscErrorCode DemCheckpointReopenCSV_Private(DemSim, const char dir[], const char name[], const char header[], FILE **fp);
+/* the VTK series written so far (output.c) */
+PETSC_EXTERN PetscErrorCode DemOutputGetSeries_Private(DemSim, PetscInt *nvtk, const PetscReal **vtktime, PetscReal *next_vtk);
+/* set-up: refuses dt above the shortest collision time for explicit integrators */
+PETSC_EXTERN PetscErrorCode DemGuardCheckTimeStep_Private(DemSim);
+/* refuses a configuration whose memory estimate for `nbodies` bodies exceeds the limit
+   (run.memory_limit, MMDEM_MEMORY_LIMIT, default 80 % of the physical memory); `at` is the node
+   the message points at */
+PETSC_EXTERN PetscErrorCode DemGuardCheckMemory_Private(DemSim, DemNode at, double nbodies);
+/* the time loop's guards (run.c): before the loop (signals, restart), after each accepted
+   step's state (bodies leaving the domain: *bad, msg), after its output (snapshots, periodic
+   checkpoints, a signal: *stop, msg), on a failure (writes the last good checkpoint, names it
+   in msg) and after the loop */
+PETSC_EXTERN PetscErrorCode DemGuardBegin_Private(DemSim);
+PETSC_EXTERN PetscErrorCode DemGuardCheckState_Private(DemSim, PetscBool *bad, char msg[], size_t len);
+/* a step the integrator rejected: retried with its dt_next, or *fail with a diagnosis in msg */
+PETSC_EXTERN PetscErrorCode DemGuardStepRejected_Private(DemSim, const DemStepInfo *, PetscBool *fail, char msg[], size_t len);
+PETSC_EXTERN PetscErrorCode DemGuardAfterOutput_Private(DemSim, PetscBool *stop, char msg[], size_t len);
+PETSC_EXTERN PetscErrorCode DemGuardFailure_Private(DemSim, char msg[], size_t len);
+PETSC_EXTERN PetscErrorCode DemGuardEnd_Private(DemSim);
+/* the signal that interrupted the last run (SIGINT, SIGTERM), 0 if none (main.c: exit status) */
+PETSC_EXTERN int            DemGuardSignal(void);
+
+/* ---- torque-free rotation of an aspherical rigid body over dt, 002 eq. (5)-(7) (src/core/rotor.c):
+   symplectic splitting; q (body -> world) and the world angular velocity w updated together ---- */
+PETSC_EXTERN void DemRigidRotorStep_Private(const PetscReal I[3], PetscReal dt, PetscReal q[4], PetscReal w[3]);

@@ -71,6 +71,86 @@ static PetscErrorCode DemOpenCSVRun(DemSim sim, const char name[], const char he
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* true surfaces of the bodies whose shape tessellates itself (non-spherical bodies; spheres are
+   drawn from the bodies' points and radii): vtk/bodies_surf_NNNNNN.vtp, each shape's surface
+   scaled by the body's radius / the shape's bounding radius, rotated and placed, with the
+   body id per triangle, and vtk/bodies_surf.pvd; nothing when there are no such bodies.
+   Collective. */
+static PetscErrorCode DemWriteBodySurfaces(DemSim sim, PetscInt k)
+{
+  DemOutputState *os = DemOut(sim);
+  DemBodyStore   *bs = &sim->bodies;
+  PetscInt        nloc = 0, nglob = 0, npt = 0, ntri = 0, p0 = 0, t0 = 0;
+  DemSurface     *srf;
+  PetscReal      *r0;
+  double         *xyz;
+  long           *tri;
+  int64_t        *bid;
+  char            path[PETSC_MAX_PATH_LEN];
+  int             fcomm = (int)MPI_Comm_c2f(sim->comm);
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < bs->n; i++) nloc += !(bs->flags[i] & DEM_WALL) && sim->shapes[bs->shape[i]]->ops->tessellate;
+  PetscCallMPI(MPI_Allreduce(&nloc, &nglob, 1, MPIU_INT, MPI_SUM, sim->comm));
+  if (!nglob) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscCalloc2(sim->nshape, &srf, sim->nshape, &r0));
+  for (PetscInt i = 0; i < bs->n; i++) {
+    DemShape s = sim->shapes[bs->shape[i]];
+    if ((bs->flags[i] & DEM_WALL) || !s->ops->tessellate) continue;
+    if (!srf[bs->shape[i]].npoints) {
+      PetscCall((*s->ops->tessellate)(s, &srf[bs->shape[i]]));
+      PetscCall(DemShapeBoundingRadius(s, &r0[bs->shape[i]]));
+    }
+    npt += srf[bs->shape[i]].npoints;
+    ntri += srf[bs->shape[i]].ntri;
+  }
+  PetscCall(PetscMalloc3(3 * npt + 1, &xyz, 3 * ntri + 1, &tri, ntri + 1, &bid));
+  for (PetscInt i = 0; i < bs->n; i++) {
+    DemShape          s = sim->shapes[bs->shape[i]];
+    const DemSurface *f = &srf[bs->shape[i]];
+    PetscReal         sc;
+    if ((bs->flags[i] & DEM_WALL) || !s->ops->tessellate) continue;
+    sc = r0[bs->shape[i]] > 0 ? bs->radius[i] / r0[bs->shape[i]] : 1;
+    for (PetscInt p = 0; p < f->npoints; p++) {
+      PetscReal y[3], z[3] = {sc * f->points[3 * p], sc * f->points[3 * p + 1], sc * f->points[3 * p + 2]};
+      DemQuatRotate(bs->q + 4 * i, z, y);
+      for (int d = 0; d < 3; d++) xyz[3 * (p0 + p) + d] = y[d] + bs->x[3 * i + d];
+    }
+    for (PetscInt t = 0; t < f->ntri; t++) {
+      for (int d = 0; d < 3; d++) tri[3 * (t0 + t) + d] = p0 + f->tri[3 * t + d];
+      bid[t0 + t] = bs->gid[i];
+    }
+    p0 += f->npoints;
+    t0 += f->ntri;
+  }
+  {
+    DemVtkArray arr[] = {
+      {"id", 1, DEM_VTK_INT64, bid},
+    };
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/vtk/bodies_surf_%06" PetscInt_FMT ".vtp", sim->out.dir, k));
+    DemVtkCall(sim->comm, DemVtkWriteSurface(fcomm, path, (long)npt, xyz, (long)ntri, tri, 1, arr, DEM_VTK_ERR));
+  }
+  PetscCall(PetscFree3(xyz, tri, bid));
+  for (PetscInt s = 0; s < sim->nshape; s++) PetscCall(DemSurfaceFree(&srf[s]));
+  PetscCall(PetscFree2(srf, r0));
+  if (sim->rank == 0) {
+    char  **files;
+    double *times;
+    PetscCall(PetscMalloc2(os->nvtk, &files, os->nvtk, &times));
+    for (PetscInt s = 0; s < os->nvtk; s++) {
+      char name[64];
+      PetscCall(PetscSNPrintf(name, sizeof(name), "bodies_surf_%06" PetscInt_FMT ".%s", s, sim->size > 1 ? "pvtp" : "vtp"));
+      PetscCall(PetscStrallocpy(name, &files[s]));
+      times[s] = os->vtktime[s];
+    }
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/vtk/bodies_surf.pvd", sim->out.dir));
+    DemVtkCall(PETSC_COMM_SELF, DemVtkWritePvd(path, (int)os->nvtk, times, (const char *const *)files, DEM_VTK_ERR));
+    for (PetscInt s = 0; s < os->nvtk; s++) PetscCall(PetscFree(files[s]));
+    PetscCall(PetscFree2(files, times));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DemWriteVTK(DemSim sim)
 {
   DemOutputState *os = DemOut(sim);
@@ -224,6 +304,7 @@ static PetscErrorCode DemWriteVTK(DemSim sim)
     os->vtktime = nt;
   }
   os->vtktime[os->nvtk++] = sim->time;
+  PetscCall(DemWriteBodySurfaces(sim, os->nvtk - 1)); /* non-spherical bodies' true surfaces */
   if (sim->rank == 0) {
     const char *kinds[3] = {"bodies", "walls", "contacts"};
     PetscBool   on[3]    = {PETSC_TRUE, sim->nwall > 0, sim->out.contacts};

@@ -6,9 +6,9 @@
   allowed (STYLE.md item 8).
 
   Top-level keys: name, domain {lo, hi, periodic, dimension}, gravity, materials, contact,
-  shapes, bodies, walls, loads, search {skin}, integrator, run {end_time | steps},
-  output {dir, vtk_every, thermo_every, contacts, track}, plugins [files] (plugin.c),
-  compare {...} (read by `mmdem compare` only, compare.c).
+  shapes, bodies, walls, loads, search {skin}, integrator, run {end_time | steps, memory_limit},
+  output {dir, vtk_every, thermo_every, contacts, track, checkpoint_every}, plugins [files] (plugin.c),
+  compare {...} (read by `mmdem compare` only, compare.c), fields {drag, mie} (fields.c).
 
   Material keys: density [kg/m^3, required], youngs_modulus [Pa], poisson_ratio [0.25],
   restitution [1], friction [0] (static and dynamic), friction_dynamic [= friction].
@@ -47,6 +47,7 @@ PetscErrorCode DemSimCreate(MPI_Comm comm, DemSim *simp)
   sim->max_steps        = -1;
   sim->out.thermo_every = 100;
   sim->out.vtk_every    = -1;
+  sim->no_fused         = getenv("MMDEM_NO_FUSED") ? PETSC_TRUE : PETSC_FALSE;
   *simp                 = sim;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -75,6 +76,8 @@ PetscErrorCode DemSimDestroy(DemSim *simp)
   PetscCall(DemNeighbourFree_Private(&sim->nl));
   PetscCall(DemHistoryMapFree(&sim->hmap));
   PetscCall(DemBondsDestroy_Private(sim));
+  PetscCall(DemFieldsDestroy_Private(sim));
+  PetscCall(DemGuardEnd_Private(sim)); /* a run that stopped on an error (guard.c) */
   PetscCall(DemContactListFree(&sim->cl));
   PetscCall(PetscFree(sim->cf.fn));
   PetscCall(PetscFree(sim->cf.ft));
@@ -84,6 +87,8 @@ PetscErrorCode DemSimDestroy(DemSim *simp)
   PetscCall(PetscFree(sim->cf.energy));
   PetscCall(PetscFree(sim->cf.dissip));
   PetscCall(PetscFree(sim->cf.slip));
+  PetscCall(PetscFree(sim->cf.fdamp)); /* found by make memcheck */
+  PetscCall(PetscFree(sim->cf.eslip));
   PetscCall(PetscFree(sim->vrel));
   PetscCall(PetscFree(sim->meff));
   PetscCall(PetscFree(sim->order));
@@ -343,6 +348,7 @@ static PetscErrorCode DemSimReadContacts(DemSim sim, DemNode root)
       if (params) PetscCall(DemNodeRequireMap(params));
       PetscCall(DemContactLawCreate(sim->comm, &sim->laws[sim->nlaw]));
       PetscCall(DemContactLawSetType(sim->laws[sim->nlaw], law));
+      sim->laws[sim->nlaw]->sim = sim;
       if (params) PetscCall(DemContactLawSetFromConfig(sim->laws[sim->nlaw], params, &mp));
       else { /* no params: a law's complaint gets the location of its contact entry */
         PetscErrorCode ierr;
@@ -593,6 +599,8 @@ static PetscErrorCode DemSimReadBodies(DemSim sim, DemNode root)
       PetscCall(DemNodeGetReal(src[0], "jitter", PETSC_FALSE, &jit));
       PetscCall(DemNodeGet(src[0], "jitter", &kn));
       DemNodeCheck(kn ? kn : src[0], jit >= 0 && jit < 0.5, "jitter must be in [0, 0.5) spacings (got %g)", (double)jit);
+      /* the memory it needs, refused before allocating (guard.c); counted in doubles */
+      PetscCall(DemGuardCheckMemory_Private(sim, src[0], sim->bodies.n + (PetscFloorReal((hi[0] - lo[0]) / h * (1 + 1e-12)) + 1) * (PetscFloorReal((hi[1] - lo[1]) / h * (1 + 1e-12)) + 1) * (sim->dim == 2 ? 1 : PetscFloorReal((hi[2] - lo[2]) / h * (1 + 1e-12)) + 1)));
       for (int d = 0; d < 3; d++) {
         DemNodeCheck(src[0], hi[d] >= lo[d], "hi must be >= lo in every direction");
         n[d] = (PetscInt)PetscFloorReal((hi[d] - lo[d]) / h * (1 + 1e-12)) + 1;
@@ -625,6 +633,7 @@ static PetscErrorCode DemSimReadBodies(DemSim sim, DemNode root)
       seed = (uint64_t)seedi * 0x2545F4914F6CDD1Dull + 12345u;
       PetscCall(DemNodeGet(src[1], "count", &kn));
       DemNodeCheck(kn, count >= 0 && count < 500000000, "count must be in [0, 5e8) (got %" PetscInt_FMT ")", count);
+      PetscCall(DemGuardCheckMemory_Private(sim, kn, (double)sim->bodies.n + count)); /* guard.c */
       PetscCall(DemNodeGet(src[1], "region", &reg));
       if (!reg) return DemNodeError(src[1], "missing required key 'region' ({lo: [..], hi: [..]})");
       PetscCall(DemNodeRequireMap(reg));
@@ -873,7 +882,7 @@ static PetscErrorCode DemSimReadOutput(DemSim sim, DemNode root)
   PetscFunctionBegin;
   PetscCall(DemNodeGet(root, "output", &on));
   if (on) {
-    const char *const keys[] = {"dir", "vtk_every", "thermo_every", "contacts", "track", NULL};
+    const char *const keys[] = {"dir", "vtk_every", "thermo_every", "contacts", "track", "checkpoint_every", NULL};
     PetscCall(DemNodeRequireMap(on));
     PetscCall(DemNodeAllowKeys(on, keys));
     PetscCall(DemNodeGetString(on, "dir", PETSC_FALSE, &dir));
@@ -882,6 +891,9 @@ static PetscErrorCode DemSimReadOutput(DemSim sim, DemNode root)
     PetscCall(DemNodeGet(on, "thermo_every", &tn));
     DemNodeCheck(tn ? tn : on, sim->out.thermo_every > 0, "thermo_every must be >= 1 step (got %" PetscInt_FMT ")", sim->out.thermo_every);
     PetscCall(DemNodeGetBool(on, "contacts", PETSC_FALSE, &sim->out.contacts));
+    PetscCall(DemNodeGetInt(on, "checkpoint_every", PETSC_FALSE, &sim->checkpoint_every)); /* checkpoint.c */
+    PetscCall(DemNodeGet(on, "checkpoint_every", &tn));
+    DemNodeCheck(tn ? tn : on, sim->checkpoint_every >= 0, "checkpoint_every must be >= 0 steps (0: none; got %" PetscInt_FMT ")", sim->checkpoint_every);
     PetscCall(DemNodeGet(on, "track", &tn));
     if (tn) {
       DemNodeCheck(tn, DemNodeGetType(tn) == DEM_NODE_SEQ, "track must be a list of body ids");
@@ -911,7 +923,7 @@ static PetscErrorCode DemSimReadOutput(DemSim sim, DemNode root)
 */
 PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
 {
-  const char *const keys[] = {"name", "domain", "gravity", "materials", "contact", "shapes", "bodies", "walls", "loads", "search", "integrator", "run", "output", "plugins", "compare", "bonds", NULL};
+  const char *const keys[] = {"name", "domain", "gravity", "materials", "contact", "shapes", "bodies", "walls", "loads", "search", "integrator", "run", "output", "plugins", "compare", "bonds", "fields", NULL};
   DemNode           dom, rn, sn, kn;
   const char       *name = NULL;
   PetscBool         domset = PETSC_FALSE;
@@ -957,6 +969,7 @@ PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
   PetscCall(DemSimReadBodies(sim, root));
   PetscCall(DemSimReadWalls(sim, root));
   PetscCall(DemSimReadLoads(sim, root));
+  PetscCall(DemFieldsSetFromConfig_Private(sim, root)); /* fields: drag, mie (fields.c) */
   /* domain from the bodies when not given */
   if (!domset) {
     DemBodyStore *bs = &sim->bodies;
@@ -1004,7 +1017,7 @@ PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
   PetscCall(DemNodeGet(root, "run", &rn));
   if (!rn) return DemNodeError(root, "missing required key 'run' ({end_time: seconds} or {steps: N})");
   {
-    const char *const rk[] = {"end_time", "steps", NULL};
+    const char *const rk[] = {"end_time", "steps", "memory_limit", NULL}; /* memory_limit: guard.c */
     PetscCall(DemNodeRequireMap(rn));
     PetscCall(DemNodeAllowKeys(rn, rk));
     PetscCall(DemNodeGetReal(rn, "end_time", PETSC_FALSE, &sim->end_time));
@@ -1113,6 +1126,7 @@ PetscErrorCode DemSimSetUp(DemSim sim)
     DemNodeCheck(dn, sim->tc_min < PETSC_MAX_REAL, "dt: auto needs a contact law that reports a collision time");
     sim->dt = sim->dt_fraction * sim->tc_min;
   }
+  PetscCall(DemGuardCheckTimeStep_Private(sim)); /* dt above tc: explicit integrators refuse it */
   PetscCall(DemSimConstrain(sim, sim->bodies.v, sim->bodies.w));
   PetscCall(DemIntegratorSetUp(sim->integ, sim));
   st   = (DemState){sim->bodies.x, sim->bodies.v, sim->bodies.w, sim->bodies.q};

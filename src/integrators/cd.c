@@ -35,7 +35,8 @@
        L <- 2L and L <- 0.9 L after each iteration, restart when g.(f_{k+1} - f_k) > 0, the
        iterate of smallest residual returned).
        Residual (both solvers, dimensionless): || min(f, (N f + p) ./ diag(N)) ||_inf / F,
-       F = max(||f||_inf, ||max(0, -p) ./ diag(N)||_inf); converged when <= tol. It is
+       F = max(||f||_inf, ||max(0, -p) ./ diag(N)||_inf, the largest external force on a
+       mobile body); converged when <= tol. It is
        reported in DemStepInfo (residual, iterations: sweeps or APGD iterations; thermo.csv
        `iterations` shows the latter).
        Warm start: each contact starts from its force of the previous step, found by
@@ -73,6 +74,7 @@
   reach the TAO solver of the post-solve. Serial only (one MPI rank).
 */
 #include "cdimpl.h"
+#include <time.h>
 
 static const char *const DemCDSolvers[] = {"apgd", "pgs", NULL};
 static const char *const DemCDOrders[]  = {"natural", "reversed", "random", NULL};
@@ -98,10 +100,19 @@ typedef struct {
   DemCDCompat   compat;
   PetscLogEvent ev_solve, ev_compat;
   /* statistics */
-  PetscInt       nsteps, its_total, its_max, nunconverged, ncompat, compat_its_total, compat_its_max, ncompat_fail;
+  PetscInt       nsteps, its_total, its_max, nunconverged, ncompat, compat_its_total, compat_its_max, ncompat_fail, polish_its_total, polish_its_max;
   PetscReal      res_max, compat_eqres_max;
   PetscLogDouble t_solve, t_compat;
+  double         c_solve, c_compat, c0_run; /* CPU seconds */
 } DemIntegrator_CD;
+
+/* process CPU time: the machines running the benchmarks are shared */
+static double DemCDCPUTime(void)
+{
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)) return 0;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static inline uint64_t DemCDRandNext(uint64_t *s)
 {
@@ -169,7 +180,7 @@ static PetscErrorCode DemIntegratorSetUp_CD(DemIntegrator ig, DemSim sim)
     PetscCall(DemNodeGet(in, "margin", &kn));
     return DemNodeError(kn ? kn : in, "margin (%g m) must not exceed the search skin (%g m): pairs farther apart are not in the neighbour list; raise search.skin", (double)cd->margin, (double)sim->skin);
   }
-  cd->rng = (uint64_t)cd->seed * 0x2545F4914F6CDD1Dull + 12345u;
+  cd->rng = (uint64_t)cd->seed * 0x2545F4914F6CDD1Dull + 12345u; /* a restart overwrites it */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -195,13 +206,13 @@ static PetscErrorCode DemCDReserveContacts(DemIntegrator_CD *cd, PetscInt nc)
   if (nc <= sys->cap) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree3(sys->a, sys->b, sys->src));
   PetscCall(PetscFree5(sys->J, sys->W, sys->diag, sys->gap, sys->rhs));
-  PetscCall(PetscFree3(sys->f, sys->fc, sys->kt));
+  PetscCall(PetscFree5(sys->f, sys->fc, sys->kt, sys->gend, sys->fw));
   PetscCall(PetscFree5(cd->x1, cd->x2, cd->x3, cd->x4, cd->x5));
   PetscCall(PetscFree(cd->perm));
   sys->cap = PetscMax(nc, 2 * sys->cap);
   PetscCall(PetscMalloc3(sys->cap, &sys->a, sys->cap, &sys->b, sys->cap, &sys->src));
   PetscCall(PetscMalloc5(12 * sys->cap, &sys->J, 12 * sys->cap, &sys->W, sys->cap, &sys->diag, sys->cap, &sys->gap, sys->cap, &sys->rhs));
-  PetscCall(PetscMalloc3(sys->cap, &sys->f, sys->cap, &sys->fc, sys->cap, &sys->kt));
+  PetscCall(PetscMalloc5(sys->cap, &sys->f, sys->cap, &sys->fc, sys->cap, &sys->kt, sys->cap, &sys->gend, sys->cap, &sys->fw));
   PetscCall(PetscMalloc5(sys->cap, &cd->x1, sys->cap, &cd->x2, sys->cap, &cd->x3, sys->cap, &cd->x4, sys->cap, &cd->x5));
   PetscCall(PetscMalloc1(sys->cap, &cd->perm));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -514,6 +525,7 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
   PetscInt          its = 0;
   PetscBool         docompat;
   PetscLogDouble    t0, t1;
+  double            c0;
 
   PetscFunctionBegin;
   PetscCall(DemSimEnergies_Private(sim, &ke0, &kr0, &pg0));
@@ -531,6 +543,10 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
       u0[3 + d] = bs->w[3 * i + d] + dt * y[3 + d];
     }
   }
+  /* force scale of the residual: at least the largest external load on a mobile body, so
+     that round-off forces (bodies in free flight, touching) do not set the scale */
+  for (PetscInt i = 0; i < nb; i++)
+    if (bs->inv_m[i] > 0) fp = PetscMax(fp, PetscSqrtReal(cd->fext[6 * i] * cd->fext[6 * i] + cd->fext[6 * i + 1] * cd->fext[6 * i + 1] + cd->fext[6 * i + 2] * cd->fext[6 * i + 2]));
   /* p of 004 eq. (20), or its restitution variant (004 section 4.3); warm start */
   for (PetscInt k = 0; k < sys->nc; k++) {
     const PetscInt   a = sys->a[k], b = sys->b[k];
@@ -551,11 +567,14 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
     sys->rhs[k] = bk + vfree; /* p_k */
     fp          = PetscMax(fp, PetscMax(0.0, -sys->rhs[k]) / (dt * sys->diag[k]));
     sys->f[k]   = 0;
+    sys->fw[k]  = -1;
     if (cd->warm) {
       const PetscReal *h = DemHistoryMapGet(&cd->wmap, bs->gid[a], bs->gid[b], cl->feature[sys->src[k]]);
-      if (h) sys->f[k] = h[0];
+      if (h) sys->f[k] = h[0], sys->fw[k] = h[1];
     }
   }
+  if (!cd->nsteps) cd->c0_run = DemCDCPUTime();
+  c0 = DemCDCPUTime();
   PetscCall(PetscTime(&t0));
   PetscCall(PetscLogEventBegin(cd->ev_solve, 0, 0, 0, 0));
   if (sys->nc) {
@@ -569,9 +588,11 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
   PetscCall(PetscLogEventEnd(cd->ev_solve, 0, 0, 0, 0));
   PetscCall(PetscTime(&t1));
   cd->t_solve += t1 - t0;
+  cd->c_solve += DemCDCPUTime() - c0;
   /* v^{t+dt} = u0 + dt M^-1 B^T f (004 eq. (13)) */
   DemCDMinvBt(sys, nb, sys->f, cd->u);
   for (PetscInt j = 0; j < 6 * nb; j++) cd->u[j] = cd->u0[j] + dt * cd->u[j];
+  for (PetscInt k = 0; k < sys->nc; k++) sys->gend[k] = sys->gap[k] + dt * DemCDRow(sys->J + 12 * k, cd->u + 6 * sys->a[k], cd->u + 6 * sys->b[k]);
   /* compatibility post-solve, 004 Algorithm 1 step 2 */
   docompat = cd->compatible;
   if (docompat && cd->compat_every > 1) {
@@ -581,6 +602,7 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
   fout = sys->f;
   if (docompat) {
     PetscReal power;
+    c0 = DemCDCPUTime();
     PetscCall(PetscTime(&t0));
     PetscCall(PetscLogEventBegin(cd->ev_compat, 0, 0, 0, 0));
     /* F~ = M (v^{t+dt} - v^t)/dt - F_ext, 004 eq. (37), on the mobile DOF */
@@ -600,23 +622,26 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
       for (int d = 0; d < 3; d++) Ft[3 + d] = cd->mobile[6 * i + 3 + d] ? Iw[d] - F[3 + d] : 0;
     }
     PetscCall(DemCDRelativeStiffness_Private(sim, sys, cd->compat.power, &power));
-    PetscCall(DemCDCompatSolve_Private(sim, sys, cd->binv, cd->mobile, cd->ft, power, &cd->compat));
+    PetscCall(DemCDCompatSolve_Private(sim, sys, cd->mobile, cd->ft, cd->fext, power, &cd->compat));
     PetscCall(PetscLogEventEnd(cd->ev_compat, 0, 0, 0, 0));
     PetscCall(PetscTime(&t1));
     cd->t_compat += t1 - t0;
+    cd->c_compat += DemCDCPUTime() - c0;
     cd->ncompat++;
     cd->compat_its_total += cd->compat.its;
     cd->compat_its_max = PetscMax(cd->compat_its_max, cd->compat.its);
     cd->compat_eqres_max = PetscMax(cd->compat_eqres_max, cd->compat.eqres);
-    if (cd->compat.reason < 0) cd->ncompat_fail++;
-    PetscCall(PetscInfo(NULL, "cd step %" PetscInt_FMT ": compatibility post-solve p = %g, %" PetscInt_FMT " constraints, %" PetscInt_FMT " TAO iterations, reason %d, equilibrium residual %g\n", sim->step + 1, (double)power, cd->compat.nrows, cd->compat.its, cd->compat.reason, (double)cd->compat.eqres));
+    if (cd->compat.res > cd->compat.tol) cd->ncompat_fail++;
+    cd->polish_its_total += cd->compat.polish_its;
+    cd->polish_its_max = PetscMax(cd->polish_its_max, cd->compat.polish_its);
+    PetscCall(PetscInfo(NULL, "cd step %" PetscInt_FMT ": compatibility post-solve p = %g, %" PetscInt_FMT " contacts, %" PetscInt_FMT " constraints, %" PetscInt_FMT " TAOALMM iterations (reason %d, residual %g), %" PetscInt_FMT " Newton steps, equilibrium residual %g\n", sim->step + 1, (double)power, cd->compat.nvars, cd->compat.nrows, cd->compat.its, cd->compat.reason, (double)cd->compat.res_almm, cd->compat.polish_its, (double)cd->compat.eqres));
     fout = sys->fc;
   }
   /* warm-start map for the next step */
   PetscCall(DemHistoryMapClear(&cd->wmap));
   for (PetscInt k = 0; k < sys->nc; k++) {
-    PetscReal h[2] = {sys->f[k], docompat ? sys->fc[k] : sys->f[k]};
-    if (h[0] > 0) PetscCall(DemHistoryMapPut(&cd->wmap, bs->gid[sys->a[k]], bs->gid[sys->b[k]], cl->feature[sys->src[k]], h));
+    PetscReal h[2] = {sys->f[k], docompat ? sys->fc[k] : sys->fw[k]};
+    if (h[0] > 0 || h[1] > 0) PetscCall(DemHistoryMapPut(&cd->wmap, bs->gid[sys->a[k]], bs->gid[sys->b[k]], cl->feature[sys->src[k]], h));
   }
   /* contact output: forces, linearized end-of-step gaps (004 eq. (15)) */
   for (PetscInt c = 0; c < cl->n; c++) {
@@ -628,7 +653,7 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
   for (PetscInt k = 0; k < sys->nc; k++) {
     PetscInt c = sys->src[k];
     cf->fn[c]  = fout[k];
-    cl->gap[c] = sys->gap[k] + dt * DemCDRow(sys->J + 12 * k, cd->u + 6 * sys->a[k], cd->u + 6 * sys->b[k]);
+    cl->gap[c] = sys->gend[k];
     if (fout[k] > 0) sim->ncontacts++;
   }
   /* body forces F_ext + B^T f (reactions on fixed bodies and walls) */
@@ -684,6 +709,53 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* one hash map of the integrator's state: count, then (gid_a, gid_b, feature, values) */
+static PetscErrorCode DemCDCheckpointMap(DemHistoryMap *m, FILE *fp, PetscBool write, const char what[])
+{
+  int64_t cnt = m->count;
+
+  PetscFunctionBegin;
+  PetscCall(DemCheckpointIO(fp, write, &cnt, sizeof(cnt), what));
+  if (write) {
+    for (PetscInt i = 0; i < m->cap; i++) {
+      if (!m->used[i]) continue;
+      PetscCall(DemCheckpointIO(fp, write, &m->ka[i], sizeof(int64_t), what));
+      PetscCall(DemCheckpointIO(fp, write, &m->kb[i], sizeof(int64_t), what));
+      PetscCall(DemCheckpointIO(fp, write, &m->kf[i], sizeof(int64_t), what));
+      PetscCall(DemCheckpointIO(fp, write, m->val + i * m->histsize, (size_t)m->histsize * sizeof(PetscReal), what));
+    }
+  } else {
+    PetscReal v[8];
+    PetscCall(DemHistoryMapClear(m));
+    for (int64_t k = 0; k < cnt; k++) {
+      int64_t ka, kb, kf;
+      PetscCall(DemCheckpointIO(fp, write, &ka, sizeof(ka), what));
+      PetscCall(DemCheckpointIO(fp, write, &kb, sizeof(kb), what));
+      PetscCall(DemCheckpointIO(fp, write, &kf, sizeof(kf), what));
+      PetscCall(DemCheckpointIO(fp, write, v, (size_t)m->histsize * sizeof(PetscReal), what));
+      PetscCall(DemHistoryMapPut(m, ka, kb, kf, v));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* state between steps: the warm-start forces, the compatibility displacements, the random
+   order's generator (a restart then continues bitwise like an uninterrupted run) */
+static PetscErrorCode DemIntegratorCheckpoint_CD(DemIntegrator ig, FILE *fp, PetscBool write)
+{
+  DemIntegrator_CD *cd      = (DemIntegrator_CD *)ig->data;
+  int32_t           version = 1;
+
+  PetscFunctionBegin;
+  PetscCall(DemCheckpointIO(fp, write, &version, sizeof(version), "cd version"));
+  PetscCheck(version == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: cd state version %d, expected 1", (int)version);
+  PetscCall(DemCheckpointIO(fp, write, &cd->rng, sizeof(cd->rng), "cd random order state"));
+  PetscCall(DemCheckpointIO(fp, write, &cd->compat.fs_prev, sizeof(PetscReal), "cd force scale"));
+  PetscCall(DemCDCheckpointMap(&cd->wmap, fp, write, "cd warm-start forces"));
+  PetscCall(DemCDCheckpointMap(&cd->compat.umap, fp, write, "cd compatibility displacements"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DemIntegratorDestroy_CD(DemIntegrator ig)
 {
   DemIntegrator_CD *cd  = (DemIntegrator_CD *)ig->data;
@@ -693,18 +765,20 @@ static PetscErrorCode DemIntegratorDestroy_CD(DemIntegrator ig)
   PetscFunctionBegin;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-cd_view", &view, NULL));
   if (view && cd->nsteps) {
-    PetscCall(PetscPrintf(ig->comm, "cd: %" PetscInt_FMT " steps, solver %s (order %s), iterations mean %.1f max %" PetscInt_FMT ", max residual %.3g, %" PetscInt_FMT " steps not converged to tol %g; solve %.4f s (%.3g s/step)\n", cd->nsteps, DemCDSolvers[cd->solver], DemCDOrders[cd->order], (double)cd->its_total / cd->nsteps, cd->its_max, (double)cd->res_max, cd->nunconverged, (double)cd->tol, (double)cd->t_solve, (double)(cd->t_solve / cd->nsteps)));
-    if (cd->ncompat) PetscCall(PetscPrintf(ig->comm, "cd: compatibility post-solve: %" PetscInt_FMT " solves, TAO iterations mean %.1f max %" PetscInt_FMT ", %" PetscInt_FMT " not converged, max equilibrium residual %.3g; %.4f s (%.3g s/solve)\n", cd->ncompat, (double)cd->compat_its_total / cd->ncompat, cd->compat_its_max, cd->ncompat_fail, (double)cd->compat_eqres_max, (double)cd->t_compat, (double)(cd->t_compat / cd->ncompat)));
+    double c_all = DemCDCPUTime() - cd->c0_run;
+    PetscCall(PetscPrintf(ig->comm, "cd: %" PetscInt_FMT " steps, solver %s (order %s), iterations mean %.1f max %" PetscInt_FMT ", max residual %.3g, %" PetscInt_FMT " steps not converged to tol %g; solve %.4f s wall, %.4f s CPU (%.3g s CPU/step); whole steps %.4f s CPU (%.3g s/step)\n", cd->nsteps, DemCDSolvers[cd->solver], DemCDOrders[cd->order], (double)cd->its_total / cd->nsteps, cd->its_max, (double)cd->res_max, cd->nunconverged, (double)cd->tol, (double)cd->t_solve, cd->c_solve, cd->c_solve / cd->nsteps, c_all, c_all / cd->nsteps));
+    if (cd->ncompat) PetscCall(PetscPrintf(ig->comm, "cd: compatibility post-solve: %" PetscInt_FMT " solves, TAOALMM iterations mean %.1f max %" PetscInt_FMT ", Newton steps mean %.1f max %" PetscInt_FMT ", %" PetscInt_FMT " above compatible_tol %g, max equilibrium residual %.3g; %.4f s wall, %.4f s CPU (%.3g s CPU/solve)\n", cd->ncompat, (double)cd->compat_its_total / cd->ncompat, cd->compat_its_max, (double)cd->polish_its_total / cd->ncompat, cd->polish_its_max, cd->ncompat_fail, (double)cd->compat.tol, (double)cd->compat_eqres_max, (double)cd->t_compat, cd->c_compat, cd->c_compat / cd->ncompat));
   }
   PetscCall(PetscFree(cd->binv));
   PetscCall(PetscFree5(cd->u, cd->u0, cd->fext, cd->ft, cd->s));
   PetscCall(PetscFree(cd->mobile));
   PetscCall(PetscFree3(sys->a, sys->b, sys->src));
   PetscCall(PetscFree5(sys->J, sys->W, sys->diag, sys->gap, sys->rhs));
-  PetscCall(PetscFree3(sys->f, sys->fc, sys->kt));
+  PetscCall(PetscFree5(sys->f, sys->fc, sys->kt, sys->gend, sys->fw));
   PetscCall(PetscFree5(cd->x1, cd->x2, cd->x3, cd->x4, cd->x5));
   PetscCall(PetscFree(cd->perm));
   PetscCall(DemHistoryMapFree(&cd->wmap));
+  PetscCall(DemHistoryMapFree(&cd->compat.umap));
   PetscCall(PetscFree(ig->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -732,6 +806,7 @@ PetscErrorCode DemIntegratorCreate_CD(DemIntegrator ig)
   cd->compat.max_it  = 200;
   cd->compat.almm_tol = 1e-3;
   PetscCall(DemHistoryMapInit(&cd->wmap, 2));
+  PetscCall(DemHistoryMapInit(&cd->compat.umap, 1));
   if (!DemCDClassId) {
     PetscCall(PetscClassIdRegister("DemIntegratorCD", &DemCDClassId));
     PetscCall(PetscLogEventRegister("CDSolve", DemCDClassId, &DemCDEventSolve));
@@ -744,6 +819,8 @@ PetscErrorCode DemIntegratorCreate_CD(DemIntegrator ig)
   ig->ops->setup         = DemIntegratorSetUp_CD;
   ig->ops->step          = DemIntegratorStep_CD;
   ig->ops->destroy       = DemIntegratorDestroy_CD;
+  ig->ops->checkpoint    = DemIntegratorCheckpoint_CD;
+  ig->stability          = DEM_INTEGRATOR_IMPLICIT; /* rigid contacts: no collision time to resolve */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(integrator, "cd", DemIntegratorCreate_CD)

@@ -1,26 +1,46 @@
 /*
   cd_compat.c - the compatibility post-solve of the `cd` integrator (cd.c):
-  004_66a055dbe6238b20.txt (Olsen & Kamrin), section 6.3-7, Algorithm 1, step 2.
+  004_66a055dbe6238b20.txt (Olsen & Kamrin), sections 6.3-7, Algorithm 1 step 2.
 
   Given the CD solution of a step, the generalized body force F~ of 004 eq. (37) is known
   (velocities are unique in frictionless CD even when forces are not), and the compatible
-  contact forces solve the no-tension truss problem of 004 eq. (36):
+  contact forces solve the no-tension truss problem 004 eq. (36):
 
       min_f  sum_i (p-1)/p k~_i^(1/(1-p)) f_i^(p/(p-1))
       s.t.   (B^T f)_j = F~_j   for every DOF j in Gamma_N,   f_i >= 0,
 
   for power-law contacts w_e(c) = k c^p / p (004 eq. (34)): p = 2 Hooke, p = 5/2 Hertz.
-  Gamma_N holds the DOF of mobile bodies (fixed bodies, walls and, in dimension 2, v_z, w_x,
-  w_y are Gamma_D) that some contact touches: a DOF no contact touches has an all-zero row
-  of B^T (and F~_j = 0); such rows, e.g. the rotations of frictionless spheres whose normals
-  pass through the centre, would make the constraint Jacobian rank deficient, so they are
-  left out.
 
-  Solved with PETSc TAO, TAOALMM (augmented Lagrangian, default subsolver BQNLS, which handles
-  the bounds), on a scaled problem: forces in units of the largest CD force, each constraint
-  row divided by its 2-norm, k~ normalized to a largest value of 1. The start is the CD
-  solution, which is feasible. Options with prefix -cd_compat_ reach the TAO object (e.g.
-  petsc_options: "-cd_compat_tao_almm_mu_init 100").
+  Which contacts and DOF take part:
+   - only contacts that are closed at the end of the step, Phi^t + dt B_i v^{t+dt} <=
+     1e-6 r_eff: a compatible force must still solve the CD step, whose complementarity
+     (004 eq. (14), (21)) forbids force on a contact that is open at t + dt (the LCP
+     residual N f + p = B v^{t+dt} + Phi^t/dt is the same for every f with the same B^T f);
+   - Gamma_N: the DOF of mobile bodies (fixed bodies, walls and, in dimension 2, v_z, w_x,
+     w_y are Gamma_D) that a closed contact touches with a nonzero coefficient; an untouched
+     DOF is a zero row of B^T (e.g. the rotations of frictionless spheres, whose normals pass
+     through the centre);
+   - clusters of mobile bodies linked by closed contacts on which F~ vanishes (bodies in
+     free flight) carry no force (f = 0 is their unique optimum) and are left out.
+
+  Solution, on a scaled problem (forces in units of the largest CD force, each constraint row
+  divided by its 2-norm, k~ normalized to a largest value of 1):
+   1. PETSc TAO, TAOALMM (augmented Lagrangian, PHR, subsolver BQNLS for the bounds), from the
+      previous step's compatible forces and multipliers where the contact/DOF existed (the CD
+      forces otherwise), to the tolerance 1e-3 (option -cd_compat_tao_gatol). Its first-order
+      subsolver stalls near 1e-6 and diverged at tighter tolerances on the 2870-sphere
+      pyramid, so TAOALMM is used to find the set of loaded contacts and the multipliers.
+   2. Newton iterations on the KKT conditions of (36) from the TAOALMM multipliers y (the
+      scaled joint displacements of the truss, u of 004 eq. (32)): with the compression
+      c = A^T y of each contact, stationarity gives x_i(c) = (c/(q w_i))^(1/(q-1)) for c > 0,
+      else 0 (004 eq. (31)), so x >= 0, stationarity and complementarity hold by
+      construction and only the equilibrium A x(y) = rhs remains; it is the gradient of the
+      convex dual phi(y) = sum_i (q-1) w_i x_i^q - rhs.y (the potential energy of 004 eq.
+      (32)). Each step factors A D A^T (D = dx/dc, plus a 1e-12 relative shift for
+      unloaded mechanisms) by sparse Cholesky (MUMPS when PETSc has it; option prefix
+      -cd_compat_polish_) and backtracks on phi. A zero residual is the
+      exact optimum of (36); `compatible_tol` bounds the scaled residual.
+  The forces reported are those of stage 2 when it lowered the residual below stage 1's.
 
   Relative stiffness (004 eq. (35)): k~_i comes from the contact law of contact i itself,
   evaluated (without damping: zero relative velocity) at two trial overlaps delta0 and
@@ -34,141 +54,11 @@
 #include <petsctao.h>
 
 typedef struct {
-  Mat        A;     /* scaled B^T restricted to the rows of Gamma_N */
-  Mat        A2;    /* A with squared entries (diagonal of the Newton matrix) */
-  Vec        rhs;   /* scaled F~ */
-  PetscReal *w;     /* objective weights (p-1)/p k~^(1/(1-p)) */
-  PetscReal  q;     /* p/(p-1) */
-  Vec        d, t;  /* Newton: dx/dc per contact; work (contacts) */
-  PetscReal  shift; /* Newton: Tikhonov shift of A D A^T */
+  Mat        A;    /* scaled B^T restricted to the rows of Gamma_N and the closed contacts */
+  Vec        rhs;  /* scaled F~ */
+  PetscReal *w;    /* objective weights (p-1)/p k~^(1/(1-p)) */
+  PetscReal  q;    /* p/(p-1) */
 } DemCDCompatCtx;
-
-/* the dual of 004 eq. (36), i.e. the potential-energy form 004 eq. (32) in the multipliers
-   y (the scaled joint displacements): stationarity of (36) gives, per contact, with the
-   compression c = (A^T y)_i,  x_i(c) = (c / (q w_i))^(1/(q-1)) for c > 0, else 0 (the
-   power law f = k c^(p-1) of 004 eq. (31), scaled); psi_i(c) = (q-1) w_i x_i^q is the
-   stored energy and phi(y) = sum_i psi_i - rhs.y is convex with gradient A x(y) - rhs */
-static void DemCDCompatForces(const DemCDCompatCtx *cc, PetscInt n, const PetscScalar *c, PetscScalar *x, PetscScalar *dx, PetscReal *psi)
-{
-  const PetscReal q = cc->q, e = 1.0 / (q - 1);
-  PetscReal       s = 0;
-  for (PetscInt i = 0; i < n; i++) {
-    PetscReal ci = PetscRealPart(c[i]), xi = 0, di = 0;
-    if (ci > 0) {
-      PetscReal a = ci / (q * cc->w[i]);
-      xi          = (q == 2.0) ? a : PetscPowReal(a, e);
-      di          = (q == 2.0) ? 1.0 / (q * cc->w[i]) : e * xi / ci;
-      s += (q - 1) * cc->w[i] * xi * ((q == 2.0) ? xi : PetscPowReal(xi, q - 1));
-    }
-    x[i] = xi;
-    if (dx) dx[i] = di;
-  }
-  if (psi) *psi = s;
-}
-
-static PetscErrorCode DemCDCompatJacMult(Mat J, Vec Y, Vec Z)
-{
-  DemCDCompatCtx *cc;
-
-  PetscFunctionBegin;
-  PetscCall(MatShellGetContext(J, &cc));
-  PetscCall(MatMultTranspose(cc->A, Y, cc->t));
-  PetscCall(VecPointwiseMult(cc->t, cc->t, cc->d));
-  PetscCall(MatMult(cc->A, cc->t, Z));
-  PetscCall(VecAXPY(Z, cc->shift, Y));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode DemCDCompatJacDiag(Mat J, Vec D)
-{
-  DemCDCompatCtx *cc;
-
-  PetscFunctionBegin;
-  PetscCall(MatShellGetContext(J, &cc));
-  PetscCall(MatMult(cc->A2, cc->d, D));
-  PetscCall(VecShift(D, cc->shift));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*
-  Newton iterations on the dual phi(y) above, from the TAOALMM multipliers, to drive the
-  equilibrium residual A x(y) - rhs of 004 eq. (36) to `tol`: x(y) >= 0, stationarity and
-  complementarity hold by construction, so a zero residual is the exact optimum of (36).
-  Each step solves (A D A^T + shift I) dy = -(A x - rhs), D = dx/dc, by CG with Jacobi, and
-  backtracks on phi. Returns the final residual (inf-norm) in *res and the solution in X.
-*/
-static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscReal tol, PetscInt *its, PetscReal *res)
-{
-  PetscInt  m, n;
-  Vec       C, R, dY, Yt, Xt;
-  Mat       J;
-  KSP       ksp;
-  PC        pc;
-  PetscReal phi, r0;
-
-  PetscFunctionBegin;
-  PetscCall(MatGetSize(cc->A, &m, &n));
-  PetscCall(VecDuplicate(X, &C));
-  PetscCall(VecDuplicate(X, &Xt));
-  PetscCall(VecDuplicate(Y, &R));
-  PetscCall(VecDuplicate(Y, &dY));
-  PetscCall(VecDuplicate(Y, &Yt));
-  PetscCall(MatCreateShell(PETSC_COMM_SELF, m, m, m, m, cc, &J));
-  PetscCall(MatShellSetOperation(J, MATOP_MULT, (void (*)(void))DemCDCompatJacMult));
-  PetscCall(MatShellSetOperation(J, MATOP_GET_DIAGONAL, (void (*)(void))DemCDCompatJacDiag));
-  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
-  PetscCall(KSPSetOptionsPrefix(ksp, "cd_compat_polish_"));
-  PetscCall(KSPSetType(ksp, KSPCG));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCJACOBI));
-  PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-300, PETSC_DEFAULT, 10000));
-  PetscCall(KSPSetFromOptions(ksp));
-  /* phi and the residual at y */
-#define DEM_CD_EVAL(YY, XX, PHI, RR)   do {     const PetscScalar *c_;     PetscScalar       *x_, *d_;     PetscReal          psi_;     PetscScalar        by_;     PetscCall(MatMultTranspose(cc->A, YY, C));     PetscCall(VecGetArrayRead(C, &c_));     PetscCall(VecGetArray(XX, &x_));     PetscCall(VecGetArray(cc->d, &d_));     DemCDCompatForces(cc, n, c_, x_, d_, &psi_);     PetscCall(VecRestoreArray(cc->d, &d_));     PetscCall(VecRestoreArray(XX, &x_));     PetscCall(VecRestoreArrayRead(C, &c_));     PetscCall(VecDot(cc->rhs, YY, &by_));     PHI = psi_ - PetscRealPart(by_);     PetscCall(MatMult(cc->A, XX, RR));     PetscCall(VecAXPY(RR, -1.0, cc->rhs));   } while (0)
-  DEM_CD_EVAL(Y, X, phi, R);
-  PetscCall(VecNorm(R, NORM_INFINITY, res));
-  r0 = *res;
-  for (*its = 0; *its < 50 && *res > tol; (*its)++) {
-    PetscReal   alpha = 1, phit = 0, dmax;
-    PetscScalar slope;
-    PetscBool   ok = PETSC_FALSE;
-    PetscCall(VecMax(cc->d, NULL, &dmax));
-    cc->shift = 1e-12 * PetscMax(dmax, 1e-300);
-    PetscCall(KSPSetOperators(ksp, J, J));
-    PetscCall(VecScale(R, -1.0));
-    PetscCall(KSPSolve(ksp, R, dY));
-    PetscCall(VecScale(R, -1.0));
-    PetscCall(VecDot(R, dY, &slope));
-    if (!(PetscRealPart(slope) < 0)) break;
-    for (int ls = 0; ls < 40; ls++) {
-      PetscCall(VecWAXPY(Yt, alpha, dY, Y));
-      DEM_CD_EVAL(Yt, Xt, phit, R);
-      if (phit <= phi + 1e-4 * alpha * PetscRealPart(slope)) {
-        ok = PETSC_TRUE;
-        break;
-      }
-      alpha *= 0.5;
-    }
-    if (!ok) { /* no descent left at round-off level: restore the last iterate */
-      DEM_CD_EVAL(Y, X, phi, R);
-      break;
-    }
-    PetscCall(VecCopy(Yt, Y));
-    PetscCall(VecCopy(Xt, X));
-    phi = phit;
-    PetscCall(VecNorm(R, NORM_INFINITY, res));
-  }
-#undef DEM_CD_EVAL
-  PetscCall(PetscInfo(NULL, "cd compatibility polish: %" PetscInt_FMT " Newton steps, residual %g -> %g\n", *its, (double)r0, (double)*res));
-  PetscCall(KSPDestroy(&ksp));
-  PetscCall(MatDestroy(&J));
-  PetscCall(VecDestroy(&C));
-  PetscCall(VecDestroy(&Xt));
-  PetscCall(VecDestroy(&R));
-  PetscCall(VecDestroy(&dY));
-  PetscCall(VecDestroy(&Yt));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode DemCDCompatObjGrad(Tao tao, Vec X, PetscReal *obj, Vec G, void *ctx)
 {
@@ -206,6 +96,144 @@ static PetscErrorCode DemCDCompatEq(Tao tao, Vec X, Vec C, void *ctx)
 static PetscErrorCode DemCDCompatEqJac(Tao tao, Vec X, Mat J, Mat Jpre, void *ctx)
 {
   PetscFunctionBegin; /* linear constraints: the matrix is assembled once per solve */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x(c), dx/dc and sum psi(c) of the dual (file header, stage 2) */
+static void DemCDCompatForces(const DemCDCompatCtx *cc, PetscInt n, const PetscScalar *c, PetscScalar *x, PetscScalar *dx, PetscReal *psi)
+{
+  const PetscReal q = cc->q, e = 1.0 / (q - 1);
+  PetscReal       s = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal ci = PetscRealPart(c[i]), xi = 0, di = 0;
+    if (ci > 0) {
+      PetscReal a = ci / (q * cc->w[i]);
+      xi          = (q == 2.0) ? a : PetscPowReal(a, e);
+      di          = (q == 2.0) ? 1.0 / (q * cc->w[i]) : e * xi / ci;
+      s += (q - 1) * cc->w[i] * xi * ((q == 2.0) ? xi : PetscPowReal(xi, q - 1));
+    }
+    x[i]  = xi;
+    dx[i] = di;
+  }
+  *psi = s;
+}
+
+/* phi(y), x(y), D(y) and the residual A x - rhs */
+static PetscErrorCode DemCDCompatDual(DemCDCompatCtx *cc, Vec Y, Vec C, Vec X, Vec D, Vec R, PetscReal *phi)
+{
+  const PetscScalar *c;
+  PetscScalar       *x, *d, by;
+  PetscReal          psi;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(MatMultTranspose(cc->A, Y, C));
+  PetscCall(VecGetLocalSize(C, &n));
+  PetscCall(VecGetArrayRead(C, &c));
+  PetscCall(VecGetArray(X, &x));
+  PetscCall(VecGetArray(D, &d));
+  DemCDCompatForces(cc, n, c, x, d, &psi);
+  PetscCall(VecRestoreArray(D, &d));
+  PetscCall(VecRestoreArray(X, &x));
+  PetscCall(VecRestoreArrayRead(C, &c));
+  PetscCall(VecDot(cc->rhs, Y, &by));
+  *phi = psi - PetscRealPart(by);
+  PetscCall(MatMult(cc->A, X, R));
+  PetscCall(VecAXPY(R, -1.0, cc->rhs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* stage 2 of the file header: Newton on the dual from Y; X receives x(Y) */
+static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscReal tol, PetscInt *its, PetscReal *res)
+{
+  Vec       C, D, R, dY, Yt, Xt, Dt, Rt, sd;
+  KSP       ksp;
+  PC        pc;
+  PetscReal phi, r0;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(X, &C));
+  PetscCall(VecDuplicate(X, &D));
+  PetscCall(VecDuplicate(X, &Xt));
+  PetscCall(VecDuplicate(X, &Dt));
+  PetscCall(VecDuplicate(X, &sd));
+  PetscCall(VecDuplicate(Y, &R));
+  PetscCall(VecDuplicate(Y, &Rt));
+  PetscCall(VecDuplicate(Y, &dY));
+  PetscCall(VecDuplicate(Y, &Yt));
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOptionsPrefix(ksp, "cd_compat_polish_"));
+  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCCHOLESKY));
+  {
+    PetscBool mumps;
+    PetscCall(PetscHasExternalPackage("mumps", &mumps));
+    if (mumps) PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS)); /* its analysis is much faster than the native symbolic factorization */
+    else PetscCall(PCFactorSetMatOrderingType(pc, MATORDERINGND));
+  }
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(DemCDCompatDual(cc, Y, C, X, D, R, &phi));
+  PetscCall(VecNorm(R, NORM_INFINITY, res));
+  r0 = *res;
+  for (*its = 0; *its < 50 && *res > tol; (*its)++) {
+    PetscReal      alpha = 1, phit = 0, dmax, shift, r2;
+    PetscScalar    slope;
+    PetscBool      ok = PETSC_FALSE;
+    Mat            Ad, K;
+    PCFailedReason pcr;
+    /* K = A D A^T + shift I */
+    PetscCall(VecCopy(D, sd));
+    PetscCall(VecSqrtAbs(sd));
+    PetscCall(MatDuplicate(cc->A, MAT_COPY_VALUES, &Ad));
+    PetscCall(MatDiagonalScale(Ad, NULL, sd));
+    PetscCall(MatMatTransposeMult(Ad, Ad, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &K));
+    PetscCall(MatDestroy(&Ad));
+    PetscCall(VecMax(D, NULL, &dmax));
+    shift = 1e-12 * PetscMax(dmax, 1e-300);
+    PetscCall(MatShift(K, shift));
+    PetscCall(KSPSetOperators(ksp, K, K));
+    PetscCall(VecScale(R, -1.0));
+    PetscCall(KSPSolve(ksp, R, dY));
+    PetscCall(VecScale(R, -1.0));
+    PetscCall(PCGetFailedReason(pc, &pcr));
+    PetscCall(MatDestroy(&K));
+    if (pcr != PC_NOERROR) break;
+    PetscCall(VecDot(R, dY, &slope));
+    if (!(PetscRealPart(slope) < 0)) break;
+    PetscCall(VecNorm(R, NORM_2, &r2));
+    for (int ls = 0; ls < 60; ls++) {
+      PetscReal r2t;
+      PetscCall(VecWAXPY(Yt, alpha, dY, Y));
+      PetscCall(DemCDCompatDual(cc, Yt, C, Xt, Dt, Rt, &phit));
+      PetscCall(VecNorm(Rt, NORM_2, &r2t));
+      /* Armijo on phi; near the solution phi's decrease (~ residual^2) drowns in its
+         round-off, so a step that shrinks the residual is accepted as well */
+      if (phit <= phi + 1e-4 * alpha * PetscRealPart(slope) || r2t <= (1 - 1e-4 * alpha) * r2) {
+        ok = PETSC_TRUE;
+        break;
+      }
+      alpha *= 0.5;
+    }
+    if (!ok) break; /* no descent left at round-off level */
+    PetscCall(VecCopy(Yt, Y));
+    PetscCall(VecCopy(Xt, X));
+    PetscCall(VecCopy(Dt, D));
+    PetscCall(VecCopy(Rt, R));
+    phi = phit;
+    PetscCall(VecNorm(R, NORM_INFINITY, res));
+  }
+  PetscCall(PetscInfo(NULL, "cd compatibility polish: %" PetscInt_FMT " Newton steps, residual %g -> %g\n", *its, (double)r0, (double)*res));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&C));
+  PetscCall(VecDestroy(&D));
+  PetscCall(VecDestroy(&Xt));
+  PetscCall(VecDestroy(&Dt));
+  PetscCall(VecDestroy(&sd));
+  PetscCall(VecDestroy(&R));
+  PetscCall(VecDestroy(&Rt));
+  PetscCall(VecDestroy(&dY));
+  PetscCall(VecDestroy(&Yt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -317,33 +345,75 @@ PetscErrorCode DemCDRelativeStiffness_Private(DemSim sim, DemCDSystem *sys, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const DemCDBodyInv *binv, const PetscBool *mobile, const PetscReal *Ft, PetscReal power, DemCDCompat *cp)
+static PetscInt DemCDFind(PetscInt *par, PetscInt i)
 {
-  const PetscInt nb = sim->bodies.n, nc = sys->nc;
-  PetscInt      *row, *nnz, m = 0;
-  PetscReal     *rnorm, fs = 0, Fmax = 0;
+  while (par[i] != i) i = par[i] = par[par[i]];
+  return i;
+}
+
+PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const PetscBool *mobile, const PetscReal *Ft, const PetscReal *Fext, PetscReal power, DemCDCompat *cp)
+{
+  DemBodyStore  *bs = &sim->bodies;
+  const PetscInt nb = bs->n, nc = sys->nc;
+  PetscInt      *row, *nnz, *var, *par, m = 0, nv = 0;
+  PetscReal     *rnorm, fs = 0, Fmax = 0, Fref = 0, Fcut;
+  PetscBool     *loaded, *closed;
   DemCDCompatCtx cc;
   Tao            tao;
   Vec            X, XL, XU, C;
   Mat            A;
 
   PetscFunctionBegin;
-  (void)binv;
   cp->its        = 0;
+  cp->polish_its = 0;
   cp->nrows      = 0;
+  cp->nvars      = 0;
   cp->eqres      = 0;
+  cp->res_almm   = 0;
+  cp->res        = 0;
   cp->reason     = 0;
   cp->power_used = power;
-  for (PetscInt k = 0; k < nc; k++) fs = PetscMax(fs, sys->f[k]);
-  if (!nc || fs == 0) {
-    for (PetscInt k = 0; k < nc; k++) sys->fc[k] = 0;
-    PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt k = 0; k < nc; k++) sys->fc[k] = 0, fs = PetscMax(fs, sys->f[k]);
+  for (PetscInt j = 0; j < 6 * nb; j++)
+    if (mobile[j]) Fmax = PetscMax(Fmax, PetscAbsReal(Ft[j])), Fref = PetscMax(Fref, PetscAbsReal(Fext[j]));
+  /* force scale: the larger of F~ and the external loads; 1e-9 of it is the round-off of
+     F~ = M dv/dt - F_ext in free flight, not a load */
+  Fref = PetscMax(Fref, Fmax);
+  Fcut = 1e-9 * Fref;
+  if (!nc || fs == 0 || Fmax <= Fcut) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc4(6 * nb, &row, 6 * nb, &rnorm, 6 * nb, &nnz, nc, &var));
+  PetscCall(PetscMalloc3(nb, &par, nb, &loaded, nc, &closed));
+  /* closed contacts; clusters of mobile bodies joined by them (union-find); loaded clusters */
+  for (PetscInt i = 0; i < nb; i++) par[i] = i, loaded[i] = PETSC_FALSE;
+  for (PetscInt k = 0; k < nc; k++) {
+    PetscReal reff = sim->cl.reff[sys->src[k]];
+    closed[k]      = sys->gend[k] <= 1e-6 * (reff > 0 ? reff : 1e-3) ? PETSC_TRUE : PETSC_FALSE;
+    if (closed[k]) {
+      PetscBool ma = PETSC_FALSE, mb = PETSC_FALSE;
+      for (int d = 0; d < 6; d++) ma = ma || mobile[6 * sys->a[k] + d], mb = mb || mobile[6 * sys->b[k] + d];
+      if (ma && mb) {
+        PetscInt ra = DemCDFind(par, sys->a[k]), rb = DemCDFind(par, sys->b[k]);
+        if (ra != rb) par[ra] = rb;
+      }
+    }
   }
-  /* rows of Gamma_N touched by a contact, and their 2-norms */
-  PetscCall(PetscMalloc3(6 * nb, &row, 6 * nb, &rnorm, 6 * nb, &nnz));
+  for (PetscInt j = 0; j < 6 * nb; j++)
+    if (mobile[j] && PetscAbsReal(Ft[j]) > Fcut) loaded[DemCDFind(par, j / 6)] = PETSC_TRUE;
+  /* variables: closed contacts touching a loaded cluster */
+  for (PetscInt k = 0; k < nc; k++) {
+    PetscBool ma = PETSC_FALSE, mb = PETSC_FALSE, on = PETSC_FALSE;
+    var[k] = -1;
+    if (!closed[k]) continue;
+    for (int d = 0; d < 6; d++) ma = ma || mobile[6 * sys->a[k] + d], mb = mb || mobile[6 * sys->b[k] + d];
+    if (ma && loaded[DemCDFind(par, sys->a[k])]) on = PETSC_TRUE;
+    if (mb && loaded[DemCDFind(par, sys->b[k])]) on = PETSC_TRUE;
+    if (on) var[k] = nv++;
+  }
+  /* rows of Gamma_N touched by a variable, and their 2-norms */
   for (PetscInt j = 0; j < 6 * nb; j++) rnorm[j] = 0, nnz[j] = 0;
   for (PetscInt k = 0; k < nc; k++) {
     const PetscReal *J = sys->J + 12 * k;
+    if (var[k] < 0) continue;
     for (int d = 0; d < 6; d++) {
       PetscInt ja = 6 * sys->a[k] + d, jb = 6 * sys->b[k] + d;
       if (mobile[ja] && J[d] != 0) rnorm[ja] += J[d] * J[d], nnz[ja]++;
@@ -356,26 +426,23 @@ PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const DemC
       rnorm[j] = PetscSqrtReal(rnorm[j]);
       nnz[m]   = nnz[j]; /* m <= j: compacting in place */
       row[j]   = m++;
-      Fmax     = PetscMax(Fmax, PetscAbsReal(Ft[j]));
     }
   }
   cp->nrows = m;
-  if (!m) { /* nothing mobile is touched: no force is needed */
-    for (PetscInt k = 0; k < nc; k++) sys->fc[k] = 0;
-    PetscCall(PetscFree3(row, rnorm, nnz));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  /* A = S B_N^T / 1 (scaled rows), rhs = S F~ / fs, x = f / fs */
-  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, nc, 0, nnz, &A));
+  cp->nvars = nv;
+  if (!m || !nv) goto done;
+  /* A = S B_N^T (rows scaled by 1/rnorm), rhs = S F~ / fs, x = f / fs */
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, nv, 0, nnz, &A));
   PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   for (PetscInt k = 0; k < nc; k++) {
     const PetscReal *J = sys->J + 12 * k;
+    if (var[k] < 0) continue;
     for (int s = 0; s < 2; s++) {
       PetscInt body = s ? sys->b[k] : sys->a[k];
       for (int d = 0; d < 6; d++) {
         PetscInt j = 6 * body + d;
         if (row[j] < 0 || J[6 * s + d] == 0) continue;
-        PetscCall(MatSetValue(A, row[j], k, J[6 * s + d] / rnorm[j], ADD_VALUES));
+        PetscCall(MatSetValue(A, row[j], var[k], J[6 * s + d] / rnorm[j], ADD_VALUES));
       }
     }
   }
@@ -390,20 +457,21 @@ PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const DemC
       if (row[j] >= 0) r[row[j]] = Ft[j] / (rnorm[j] * fs);
     PetscCall(VecRestoreArray(cc.rhs, &r));
   }
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nc, &X));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nv, &X));
   PetscCall(VecDuplicate(X, &XL));
   PetscCall(VecDuplicate(X, &XU));
   PetscCall(VecSet(XL, 0.0));
   PetscCall(VecSet(XU, PETSC_INFINITY));
-  PetscCall(PetscMalloc1(nc, &cc.w));
+  PetscCall(PetscMalloc1(nv, &cc.w));
   cc.q = power / (power - 1);
   cc.A = A;
   {
     PetscScalar *x;
     PetscCall(VecGetArray(X, &x));
     for (PetscInt k = 0; k < nc; k++) {
-      x[k]    = PetscMax(sys->f[k], 0.0) / fs;
-      cc.w[k] = (power - 1) / power * PetscPowReal(sys->kt[k], 1.0 / (1.0 - power));
+      if (var[k] < 0) continue;
+      x[var[k]]    = PetscMax(sys->fw[k] >= 0 ? sys->fw[k] : sys->f[k], 0.0) / fs;
+      cc.w[var[k]] = (power - 1) / power * PetscPowReal(sys->kt[k], 1.0 / (1.0 - power));
     }
     PetscCall(VecRestoreArray(X, &x));
   }
@@ -419,6 +487,23 @@ PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const DemC
   PetscCall(TaoSetConstraintTolerances(tao, PetscMax(cp->tol, cp->almm_tol), 0.0));
   PetscCall(TaoSetMaximumIterations(tao, cp->max_it));
   PetscCall(TaoSetFromOptions(tao));
+  /* warm multipliers: the previous step's displacements of these DOF (PHR: y = -u) */
+  PetscCall(TaoSetRecycleHistory(tao, PETSC_TRUE));
+  PetscCall(TaoSetUp(tao));
+  {
+    Vec          Ym;
+    PetscScalar *y;
+    PetscReal    sc = PetscPowReal(cp->fs_prev > 0 ? cp->fs_prev / fs : 1.0, cc.q - 1);
+    PetscCall(TaoALMMGetMultipliers(tao, &Ym));
+    PetscCall(VecGetArray(Ym, &y));
+    for (PetscInt j = 0; j < 6 * nb; j++) {
+      const PetscReal *u;
+      if (row[j] < 0) continue;
+      u            = DemHistoryMapGet(&cp->umap, bs->gid[j / 6], j % 6, 0);
+      y[row[j]]    = u ? -u[0] * sc * rnorm[j] : 0.0;
+    }
+    PetscCall(VecRestoreArray(Ym, &y));
+  }
   PetscCall(TaoSolve(tao));
   {
     TaoConvergedReason reason;
@@ -434,53 +519,41 @@ PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const DemC
     PetscCall(VecAXPY(R, -1.0, cc.rhs));
     PetscCall(VecNorm(R, NORM_INFINITY, &cp->res_almm));
     PetscCall(VecDestroy(&R));
-    /* Newton polish of the KKT conditions from the ALMM multipliers (PHR convention
-       L = f + y.c: the displacements are -y) */
-    cp->polish_its = 0;
+    cp->res = cp->res_almm;
+    PetscCall(TaoALMMGetMultipliers(tao, &Ym));
+    PetscCall(VecDuplicate(Ym, &Y));
+    PetscCall(VecAXPBY(Y, -1.0, 0.0, Ym));
     if (cp->res_almm > cp->tol) {
-      PetscCall(TaoALMMGetMultipliers(tao, &Ym));
-      PetscCall(VecDuplicate(Ym, &Y));
-      PetscCall(VecAXPBY(Y, -1.0, 0.0, Ym));
       PetscCall(VecDuplicate(X, &Xp));
-      PetscCall(VecDuplicate(X, &cc.d));
-      PetscCall(VecDuplicate(X, &cc.t));
-      PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &cc.A2));
-      {
-        PetscScalar *v;
-        PetscCall(MatSeqAIJGetArray(cc.A2, &v));
-        {
-          MatInfo info;
-          PetscCall(MatGetInfo(cc.A2, MAT_LOCAL, &info));
-          for (PetscInt k = 0; k < (PetscInt)info.nz_used; k++) v[k] = v[k] * v[k];
-        }
-        PetscCall(MatSeqAIJRestoreArray(cc.A2, &v));
-      }
       PetscCall(DemCDCompatPolish(&cc, Y, Xp, cp->tol, &cp->polish_its, &rp));
-      if (rp < cp->res_almm) PetscCall(VecCopy(Xp, X));
-      PetscCall(VecDestroy(&Y));
+      if (rp < cp->res_almm) {
+        PetscCall(VecCopy(Xp, X));
+        cp->res = rp;
+      }
       PetscCall(VecDestroy(&Xp));
-      PetscCall(VecDestroy(&cc.d));
-      PetscCall(VecDestroy(&cc.t));
-      PetscCall(MatDestroy(&cc.A2));
     }
+    /* keep the displacements for the next step */
+    {
+      const PetscScalar *y;
+      PetscCall(DemHistoryMapClear(&cp->umap));
+      PetscCall(VecGetArrayRead(Y, &y));
+      for (PetscInt j = 0; j < 6 * nb; j++) {
+        PetscReal u;
+        if (row[j] < 0) continue;
+        u = PetscRealPart(y[row[j]]) / rnorm[j];
+        PetscCall(DemHistoryMapPut(&cp->umap, bs->gid[j / 6], j % 6, 0, &u));
+      }
+      PetscCall(VecRestoreArrayRead(Y, &y));
+      cp->fs_prev = fs;
+    }
+    PetscCall(VecDestroy(&Y));
   }
   {
     const PetscScalar *x;
-    PetscReal         *r;
     PetscCall(VecGetArrayRead(X, &x));
-    for (PetscInt k = 0; k < nc; k++) sys->fc[k] = fs * PetscMax(PetscRealPart(x[k]), 0.0);
-    PetscCall(VecRestoreArrayRead(X, &x));
-    /* unscaled equilibrium residual of the result over Gamma_N */
-    PetscCall(PetscCalloc1(6 * nb, &r));
     for (PetscInt k = 0; k < nc; k++)
-      for (int d = 0; d < 6; d++) {
-        r[6 * sys->a[k] + d] += sys->J[12 * k + d] * sys->fc[k];
-        r[6 * sys->b[k] + d] += sys->J[12 * k + 6 + d] * sys->fc[k];
-      }
-    for (PetscInt j = 0; j < 6 * nb; j++)
-      if (row[j] >= 0) cp->eqres = PetscMax(cp->eqres, PetscAbsReal(r[j] - Ft[j]));
-    cp->eqres /= Fmax > 0 ? Fmax : 1.0;
-    PetscCall(PetscFree(r));
+      if (var[k] >= 0) sys->fc[k] = fs * PetscMax(PetscRealPart(x[var[k]]), 0.0);
+    PetscCall(VecRestoreArrayRead(X, &x));
   }
   PetscCall(TaoDestroy(&tao));
   PetscCall(VecDestroy(&X));
@@ -490,6 +563,33 @@ PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const DemC
   PetscCall(VecDestroy(&cc.rhs));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscFree(cc.w));
-  PetscCall(PetscFree3(row, rnorm, nnz));
+done:
+  /* unscaled equilibrium residual over every mobile DOF: B^T f_c - F~ */
+  {
+    PetscReal *r;
+    PetscCall(PetscCalloc1(6 * nb, &r));
+    for (PetscInt k = 0; k < nc; k++)
+      for (int d = 0; d < 6; d++) {
+        r[6 * sys->a[k] + d] += sys->J[12 * k + d] * sys->fc[k];
+        r[6 * sys->b[k] + d] += sys->J[12 * k + 6 + d] * sys->fc[k];
+      }
+    PetscInt worst = -1;
+    for (PetscInt j = 0; j < 6 * nb; j++)
+      if (mobile[j] && PetscAbsReal(r[j] - Ft[j]) > cp->eqres) cp->eqres = PetscAbsReal(r[j] - Ft[j]), worst = j;
+    cp->eqres /= Fref;
+    if (worst >= 0 && cp->eqres > 1e-8) {
+      PetscInt nopen = 0, nclosed = 0;
+      PetscReal fo = 0;
+      for (PetscInt k = 0; k < nc; k++)
+        if (sys->a[k] == worst / 6 || sys->b[k] == worst / 6) {
+          if (closed[k]) nclosed++;
+          else nopen++, fo = PetscMax(fo, sys->f[k]);
+        }
+      PetscCall(PetscInfo(NULL, "cd compatibility: worst equilibrium at body %" PetscInt_FMT " DOF %d: F~ = %g, B^T f_c = %g (row %" PetscInt_FMT ", cluster loaded %d); contacts on it: %" PetscInt_FMT " closed, %" PetscInt_FMT " open (largest CD force on an open one %g)\n", (PetscInt)bs->gid[worst / 6], (int)(worst % 6), (double)Ft[worst], (double)r[worst], row[worst], (int)loaded[DemCDFind(par, worst / 6)], nclosed, nopen, (double)fo));
+    }
+    PetscCall(PetscFree(r));
+  }
+  PetscCall(PetscFree4(row, rnorm, nnz, var));
+  PetscCall(PetscFree3(par, loaded, closed));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -18,6 +18,8 @@ typedef struct {
   PetscReal *W;       /* [12 nc] the blocks of M^-1 B^T for the same columns */
   PetscReal *diag;    /* [nc] (B M^-1 B^T)_kk = N_kk / dt */
   PetscReal *gap;     /* [nc] Phi^t */
+  PetscReal *gend;    /* [nc] linearized gap at the end of the step, Phi^t + dt B v^{t+dt} (004 eq. (15)) */
+  PetscReal *fw;      /* [nc] previous step's compatible force of the contact, -1 if none */
   PetscReal *rhs;     /* [nc] p of 004 eq. (20) */
   PetscReal *f;       /* [nc] contact forces of the LCP (004 eq. (21)) */
   PetscReal *fc;      /* [nc] compatible forces (004 eq. (36)) */
@@ -34,10 +36,15 @@ typedef struct {
   PetscInt  its;      /* TAO iterations (outer) */
   PetscInt  polish_its; /* Newton steps of the polish */
   PetscReal res_almm; /* scaled equilibrium residual after TAOALMM, before the polish */
+  PetscReal res;      /* final scaled equilibrium residual (converged: <= tol) */
   PetscInt  nrows;    /* equality constraints (DOF in Gamma_N touched by a contact) */
-  PetscReal eqres;    /* ||B^T f - F~||_inf / ||F~||_inf over Gamma_N */
+  PetscInt  nvars;    /* contacts in the problem (closed, in loaded clusters) */
+  PetscReal eqres;    /* ||B^T f - F~||_inf over the mobile DOF / max(||F~||_inf, ||F_ext||_inf) */
   PetscReal power_used;
   int       reason;   /* TaoConvergedReason */
+  /* warm start: displacements u per (body gid, DOF) of the last solve, its force scale */
+  DemHistoryMap umap;
+  PetscReal     fs_prev;
 } DemCDCompat;
 
 /* y (6 per body) = M^-1 x for one body: inv_m for (v), the world inverse inertia for (w),
@@ -62,4 +69,4 @@ static inline void DemCDApplyMinv(const DemCDBodyInv *bi, const PetscReal x[6], 
 /* k~ and the power p of every contact from its contact law (cd_compat.c) */
 PETSC_INTERN PetscErrorCode DemCDRelativeStiffness_Private(DemSim, DemCDSystem *, PetscReal power_in, PetscReal *power_out);
 /* the no-tension truss problem 004 eq. (36) with TAOALMM; sys->f is the start, sys->fc the result */
-PETSC_INTERN PetscErrorCode DemCDCompatSolve_Private(DemSim, DemCDSystem *, const DemCDBodyInv *, const PetscBool *mobile, const PetscReal *Ft, PetscReal power, DemCDCompat *);
+PETSC_INTERN PetscErrorCode DemCDCompatSolve_Private(DemSim, DemCDSystem *, const PetscBool *mobile, const PetscReal *Ft, const PetscReal *Fext, PetscReal power, DemCDCompat *);

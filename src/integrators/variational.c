@@ -536,8 +536,8 @@ static PetscErrorCode DemVarStepDynamic(DemIntegrator ig, DemSim sim, PetscReal 
       why = "non-finite residual";
       break;
     }
-    { /* the increment this iteration would make, estimated with A ~ M / h (the contacts
-                     add O((w h)^2) to it): far below the tolerance, the solve is skipped */
+    { /* the increment this iteration would make, estimated with A ~ M / h (the contacts add
+         O((w h)^2) to A): when it is far below the tolerance, the solve is skipped */
       const PetscScalar *Rr;
       PetscReal          est = 0;
       PetscCall(VecGetArrayRead(vi->R, &Rr));

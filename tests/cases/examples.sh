@@ -29,6 +29,7 @@ for f in config/*.yaml; do
     settle) quick=(--set run.end_time=0.05) ;;              # the lowest beads have landed
     rolling) quick=(--set run.end_time=0.15) ;;             # rolling from 0.097 s on
     compress) quick=(--set run.end_time=0.035) ;;           # the whole run: 35 load steps
+    container2d) quick=(--set run.end_time=0.6) ;;          # the first spheres land at 0.5 s
     *) quick=(--set 'run={steps: 100}') ;;
   esac
   t0=$(date +%s%N)
@@ -128,6 +129,21 @@ elif name == "compress":
     check("floor reaction = -piston force (equilibrium): max %.3g N <= 1e-9 F_max" % eq, eq <= 1e-9 * Fmax, "")
     check("contact energy = 9 kn (c - c0)^2 / 8: max error %.3g J <= 1e-9 E_max" % ee, ee <= 1e-9 * Emax, "E_max %.6g J" % Emax)
     check("load steps reached the end: t = %s" % thermo[-1]["time"], abs(float(thermo[-1]["time"]) - 0.035) < 1e-9, "")
+elif name == "container2d":
+    # 001 example 5.3 (integrator trapezoid): 230 spheres r = 0.1 m in the x-y plane fall from
+    # y >= 2.2 m onto the incline y = -x (floor y = 0, wall x = 3); by 0.6 s the lowest have
+    # landed (a free fall of about 1.2 m takes 0.5 s), the highest still fall freely with
+    # v = -g t up to the drag c t / (2 m) = 1.4e-4
+    r, g, c, m = 0.1, 9.81, 0.005, 2500 * 4.0 / 3.0 * PI * 0.1 ** 3
+    check("230 bodies in bodies_final.csv", len(final) == 230, "%d" % len(final))
+    check("dimension 2: every centre in z = 0", all(abs(float(b["z"])) < 1e-12 for b in final), "")
+    inside = all(float(b["y"]) >= 0.5 * r and (float(b["x"]) + float(b["y"])) / 2 ** 0.5 >= 0.5 * r and float(b["x"]) <= 3 - 0.5 * r for b in final)
+    check("no sphere through the floor, the incline or the wall", inside, "")
+    check("the lowest spheres have landed (contacts at the end)", int(thermo[-1]["contacts"]) > 0, thermo[-1]["contacts"])
+    top = max(final, key=lambda b: float(b["y"]))
+    t = float(thermo[-1]["time"])
+    check("the highest sphere falls freely: vy = -g t within 2e-4 + c t / m at t = %.4g s (got %s)" % (t, top["vy"]), abs(float(top["vy"]) / (-g * t) - 1) <= 2e-4 + c * t / m, "")
+    energy(0.05, False)
 else:
     check("has a quick-mode check in tests/cases/examples.sh", False, "add its quick mode and the numbers it must meet")
 EOF

@@ -24,7 +24,8 @@
         stiffness ratio comes from the hooke laws of the material pairs (kn 1e6 vs 3e6 N/m)
     PGS, middle contact first (natural order):  0, 10, 0 within 1e-6 N (004 Figure 1(b))
     PGS, reversed order: a different distribution (max difference > 1 N) that still carries
-        the weight (004 Figure 1(a): PGS depends on the contact order)
+        the weight (004 Figure 1(a): PGS depends on the contact order); random order
+        (seed 3): carries the weight and balances the moment (distribution reported)
     APGD without compatibility: carries the weight, symmetric; the distribution is reported
     penalty DEM (`verlet`, hooke, critically damped), both stiffness cases: the same
         analytic values within 1e-6 N (004 Figure 4), an independent check of the setup
@@ -127,6 +128,7 @@ int main(int argc, char **argv)
   const char     *pgs_nat[]    = {"integrator.solver=pgs", "integrator.order=natural", NULL};
   const char     *pgs_rev[]    = {"integrator.solver=pgs", "integrator.order=reversed", NULL};
   const char     *apgd[]       = {"integrator.solver=apgd", NULL};
+  const char     *pgs_rnd[]    = {"integrator.solver=pgs", "integrator.order=random", "integrator.seed=3", NULL};
   const char     *pgs_compat[] = {"integrator.solver=pgs", "integrator.compatible=true", NULL};
   const char     *dem[]        = {"integrator.type=verlet", "integrator.dt=5e-5", "run.end_time=1.0", NULL};
   const char     *dem3[]       = {"integrator.type=verlet", "integrator.dt=5e-5", "run.end_time=1.0", "bodies.0.material=stiff", NULL};
@@ -149,6 +151,9 @@ int main(int argc, char **argv)
   for (int k = 0; k < 3; k++) d = PetscMax(d, PetscAbsReal(F[k] - G[k]));
   DEM_CHECK("beam PGS: reversed contact order gives a different distribution (004 Fig. 1)", d > 1.0, "max difference %g N", (double)d);
   DEM_CHECK_ABS("beam PGS reversed: the supports carry the weight", G[0] + G[1] + G[2], W_BEAM, 1e-9);
+  PetscCall(RunBeam("pgs-random", pgs_rnd, G, &v));
+  DEM_CHECK_ABS("beam PGS random order (seed 3): the supports carry the weight", G[0] + G[1] + G[2], W_BEAM, 1e-9);
+  DEM_CHECK_ABS("beam PGS random order: moment balance about the middle, f(0) = f(L)", G[0], G[2], 1e-9);
   PetscCall(RunBeam("apgd", apgd, F, &v));
   DEM_CHECK_ABS("beam APGD: the supports carry the weight", F[0] + F[1] + F[2], W_BEAM, 1e-9);
   DEM_CHECK_ABS("beam APGD: symmetric distribution", F[0], F[2], 1e-9);

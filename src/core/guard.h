@@ -1,0 +1,44 @@
+/*
+  guard.h - private to checkpoint.c and guard.c: the state of a running simulation's guards
+  (sim->guard), created by DemGuardBegin_Private (or by a restart check) and freed by
+  DemGuardEnd_Private.
+*/
+#pragma once
+#include "demimpl.h"
+#include <signal.h>
+
+typedef struct {
+  unsigned char *p;
+  size_t         n, cap;
+} DemBuf;
+
+typedef struct {
+  /* signals: the handlers in place before the run */
+  struct sigaction old_int, old_term;
+  PetscBool        installed;
+  /* the canonical run description (checkpoint.c), computed once: the model (without run:,
+     output:, compare:, integrator:) and the integrator: section */
+  DemBuf           conf, iconf;
+  PetscBool        hasconf;
+  PetscBool        newinteg; /* restart with other integrator settings than the checkpoint's */
+  /* in-memory checkpoint of the last good thermo step: written on a failure */
+  DemBuf           snap;
+  PetscInt         snapstep;
+  PetscBool        hassnap;
+  /* what the output continues from on restart */
+  DemRestartOutput ro;
+  /* the time-step protocol */
+  PetscReal        dt_config; /* dt after set-up, before a restart changed it */
+  PetscBool        domain_given;
+  /* debugging aids for tests (environment): MMDEM_DEBUG_NAN_STEP, MMDEM_DEBUG_SIGNAL_STEP */
+  PetscInt         debug_nan_step, debug_nan_body, debug_signal_step;
+  int              debug_signal;
+} DemGuard;
+
+PETSC_EXTERN PetscErrorCode DemGuardGet_Private(DemSim, DemGuard **);
+PETSC_EXTERN PetscErrorCode DemBufPut_Private(DemBuf *, const void *, size_t);
+PETSC_EXTERN PetscErrorCode DemBufFree_Private(DemBuf *);
+/* serializes the current state into b (a complete checkpoint file) */
+PETSC_EXTERN PetscErrorCode DemCheckpointSerialize_Private(DemSim, DemBuf *b);
+/* writes bytes to DIR/checkpoints/step-<step>.ckpt atomically (rank 0; collective) */
+PETSC_EXTERN PetscErrorCode DemCheckpointWriteBytes_Private(DemSim, PetscInt step, const DemBuf *b, char path[], size_t len);

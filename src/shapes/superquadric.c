@@ -1,0 +1,570 @@
+/*
+  superquadric.c - shape `superquadric`: ellipsoids, cylinders and boxes with rounded edges.
+
+  Model: 002_a4a9ff6a3ba65368.txt (Podlozhnyuk, Pirker, Kloss 2017). In the body frame the
+  surface is f = 0 with the shape function of eq. (1), (12)
+    f(x, y, z) = (|x/a|^n2 + |y/b|^n2)^(n1/n2) + |z/c|^n1 - 1,
+  half-axes a, b, c and blockiness n1, n2 >= 2 (n1 = n2 = 2: ellipsoid; n2 = 2, n1 >> 2: a
+  cylinder of axis z; both >> 2: a box). This file holds the shape (configuration, mass
+  properties, bounding sphere, tessellation for VTK) and the geometric kernels the colliders of
+  superquadric_contact.c use:
+    - f, its gradient and Hessian, eq. (14)-(17), with the exponents of integer blockiness
+      done by multiplication;
+    - the minimum bounding sphere, eq. (8)-(11), evaluated as two nested planar problems
+      (first x-y with exponent n2, then that radius against c with exponent n1). This is
+      eq. (11) exactly (alpha^(n2-2) = b^2/a^2 makes the two forms agree), and it contains
+      the special cases the paper lists: n = 2 in either plane gives the larger half-axis
+      (ellipsoid: max(a, b, c); cylinder n2 = 2: alpha = 0 when a > b);
+    - the extreme point in a direction, eq. (31)-(33), in the same nested form (Hoelder dual
+      exponents, no division by a normal component, so any sign and zero components work);
+    - volume and principal inertia in closed form with beta functions (Jaklic, Leonardis,
+      Solina, "Segmentation and recovery of superquadrics", 2000, ch. 2), with
+      eps1 = 2/n1, eps2 = 2/n2:
+        V   = 2 a b c eps1 eps2 B(eps1/2 + 1, eps1) B(eps2/2, eps2/2)
+        Ixx = rho/2 a b c eps1 eps2 [b^2 B(3eps2/2, eps2/2) B(eps1/2, 2eps1 + 1)
+                                      + 4 c^2 B(eps2/2, eps2/2 + 1) B(3eps1/2, eps1 + 1)]
+        Iyy = the same with a for b,  Izz = rho/2 a b c eps1 eps2 (a^2 + b^2) B(3eps2/2, eps2/2) B(eps1/2, 2eps1 + 1);
+    - the curvature of the surface (mean, eq. (39); Gaussian, eq. (40)) for the Hertz radius
+      R = min(1/K, q R_vol), eq. (38) and the text after it (002: q = 10);
+    - the oriented bounding box test (separating axes, 15 axes) of 002 section "Neighbor
+      search".
+  A body may carry its own radius (a body set's `radius:`): the shape is then scaled by
+  s = radius / r_bound, with mass s^3 and inertia s^5 (sim.c).
+
+  Keys (under shapes: NAME:):
+    type: superquadric
+    half_axes        [a, b, c] in m, each > 0 (required)
+    blockiness       [n1, n2], each in [2, 50] (required; 002 recommends <= 8 for contacts
+                     between superquadrics, plane contacts are closed form at any value)
+    curvature        mean | gaussian | volume: the Hertz radius of each body at the contact
+                     (eq. (39), (40), or the volume-equivalent sphere) [mean, as 002 uses]
+    curvature_limit  q > 0: R <= q R_vol [10]
+    tessellation     m in [2, 64]: the VTK surface has 4m x 2m facets [8]
+*/
+#include "superquadric.h"
+#include "dem_plugin.h"
+
+typedef struct {
+  DemSQGeom     g;
+  DemSQStats    st;
+  PetscInt      tess;
+  /* warm starts of the contact solver (superquadric_contact.c), one slot per pair of the
+     neighbour list, checked against the pair's global ids; through a (gid_a, gid_b) map at
+     each rebuild of the list */
+  PetscInt      cap, nbuilds;
+  int64_t      *ga, *gb;
+  DemSQWarm    *w;
+  DemHistoryMap map;
+} DemShape_Superquadric;
+
+static PetscErrorCode DemShapeSetFromConfig_Superquadric(DemShape, DemNode);
+
+/* ---------------------------------------------------------------- geometric kernels */
+
+/* u^e for u >= 0, e >= 0; k = e when e is a small integer (then by multiplication), else -1 */
+static inline PetscReal DemSQPow(PetscReal u, int k, PetscReal e)
+{
+  if (k >= 0) {
+    PetscReal r = 1, p = u;
+    while (k) {
+      if (k & 1) r *= p;
+      p *= p;
+      k >>= 1;
+    }
+    return r;
+  }
+  return u > 0 ? PetscPowReal(u, e) : 0;
+}
+
+static int DemSQIntExponent(PetscReal e)
+{
+  if (e >= 0 && e <= 30 && e == PetscFloorReal(e)) return (int)e;
+  return -1;
+}
+
+PetscErrorCode DemSQGeomSetUp_Private(DemSQGeom *g)
+{
+  PetscFunctionBegin;
+  g->ia   = 1.0 / g->a;
+  g->ib   = 1.0 / g->b;
+  g->ic   = 1.0 / g->c;
+  g->e12  = g->n1 / g->n2 - 2.0;
+  g->in1  = 1.0 / g->n1;
+  g->k1   = DemSQIntExponent(g->n1 - 2);
+  g->k2   = DemSQIntExponent(g->n2 - 2);
+  g->same = g->n1 == g->n2 ? PETSC_TRUE : PETSC_FALSE;
+  g->rbound = DemSQBoundingRadius_Private(g->a, g->b, g->c, g->n1, g->n2);
+  DemSQVolumeInertia_Private(g->a, g->b, g->c, g->n1, g->n2, &g->vol, g->Iunit);
+  g->rvol = PetscCbrtReal(3.0 * g->vol / (4.0 * PETSC_PI));
+  if (!(g->qlimit > 0)) g->qlimit = 10;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* f, gradient and Hessian (xx, yy, zz, xy, xz, yz) of eq. (12), (14)-(17); H may be NULL */
+PetscReal DemSQEval_Private(const DemSQGeom *g, const PetscReal x[3], PetscReal grad[3], PetscReal H[6])
+{
+  const PetscReal n1 = g->n1, n2 = g->n2;
+  const PetscReal sx = x[0] < 0 ? -1 : 1, sy = x[1] < 0 ? -1 : 1, sz = x[2] < 0 ? -1 : 1;
+  const PetscReal u = PetscAbsReal(x[0]) * g->ia, v = PetscAbsReal(x[1]) * g->ib, w = PetscAbsReal(x[2]) * g->ic;
+  const PetscReal pu = DemSQPow(u, g->k2, n2 - 2), pv = DemSQPow(v, g->k2, n2 - 2), pw = DemSQPow(w, g->k1, n1 - 2);
+  const PetscReal U1 = pu * u, V1 = pv * v, W1 = pw * w; /* u^(n2-1), v^(n2-1), w^(n1-1) */
+
+  if (g->same) { /* separable: f = u^n + v^n + w^n - 1 */
+    grad[0] = n1 * g->ia * U1 * sx;
+    grad[1] = n1 * g->ib * V1 * sy;
+    grad[2] = n1 * g->ic * W1 * sz;
+    if (H) {
+      const PetscReal h = n1 * (n1 - 1);
+      H[0] = h * g->ia * g->ia * pu;
+      H[1] = h * g->ib * g->ib * pv;
+      H[2] = h * g->ic * g->ic * pw;
+      H[3] = H[4] = H[5] = 0;
+    }
+    return U1 * u + V1 * v + W1 * w - 1;
+  } else {
+    /* nu = u^n2 + v^n2, floored so that nu^(n1/n2 - 2) stays finite on the z axis (where the
+       terms it multiplies vanish) */
+    PetscReal nu = U1 * u + V1 * v, nup, nu1;
+    if (nu < 1e-150) nu = 1e-150;
+    nup = PetscPowReal(nu, g->e12); /* nu^(n1/n2 - 2) */
+    nu1 = nup * nu;                 /* nu^(n1/n2 - 1) */
+    grad[0] = n1 * g->ia * U1 * nu1 * sx;
+    grad[1] = n1 * g->ib * V1 * nu1 * sy;
+    grad[2] = n1 * g->ic * W1 * sz;
+    if (H) {
+      H[0] = n1 * g->ia * g->ia * ((n2 - 1) * pu * nu1 + (n1 - n2) * U1 * U1 * nup);
+      H[1] = n1 * g->ib * g->ib * ((n2 - 1) * pv * nu1 + (n1 - n2) * V1 * V1 * nup);
+      H[2] = n1 * (n1 - 1) * g->ic * g->ic * pw;
+      H[3] = n1 * (n1 - n2) * g->ia * g->ib * (U1 * sx) * (V1 * sy) * nup;
+      H[4] = H[5] = 0;
+    }
+    return nu1 * nu + W1 * w - 1;
+  }
+}
+
+/* the largest distance from the centre of |x/a|^n + |y/b|^n = 1 (eq. (11) in the plane) */
+static PetscReal DemSQRadius2D(PetscReal a, PetscReal b, PetscReal n)
+{
+  PetscReal al, x, y;
+
+  if (b > a) {
+    PetscReal t = a;
+    a = b, b = t;
+  }
+  if (n <= 2) return a; /* ellipse: the larger half-axis */
+  al = PetscPowReal(b / a, 2.0 / (n - 2)); /* <= 1 */
+  x  = a / PetscPowReal(1 + PetscPowReal(al, n), 1.0 / n);
+  y  = al * b * x / a;
+  return PetscSqrtReal(x * x + y * y);
+}
+
+PetscReal DemSQBoundingRadius_Private(PetscReal a, PetscReal b, PetscReal c, PetscReal n1, PetscReal n2)
+{
+  return DemSQRadius2D(DemSQRadius2D(a, b, n2), c, n1);
+}
+
+static PetscReal DemBeta(PetscReal x, PetscReal y)
+{
+  return PetscExpReal(lgamma(x) + lgamma(y) - lgamma(x + y));
+}
+
+void DemSQVolumeInertia_Private(PetscReal a, PetscReal b, PetscReal c, PetscReal n1, PetscReal n2, PetscReal *V, PetscReal I[3])
+{
+  const PetscReal e1 = 2.0 / n1, e2 = 2.0 / n2, k = 0.5 * a * b * c * e1 * e2;
+  const PetscReal t1 = DemBeta(1.5 * e2, 0.5 * e2) * DemBeta(0.5 * e1, 2 * e1 + 1);
+  const PetscReal t2 = 4 * DemBeta(0.5 * e2, 0.5 * e2 + 1) * DemBeta(1.5 * e1, e1 + 1);
+
+  *V   = 2 * a * b * c * e1 * e2 * DemBeta(0.5 * e1 + 1, e1) * DemBeta(0.5 * e2, 0.5 * e2);
+  I[0] = k * (b * b * t1 + c * c * t2);
+  I[1] = k * (a * a * t1 + c * c * t2);
+  I[2] = k * (a * a + b * b) * t1;
+}
+
+/* the point of |x/a|^n + |y/b|^n = 1 where the outer normal is along (dx, dy); *h the support
+   value dx x + dy y. With k = 1/(n-1): x ~ (a|dx|)^k, y ~ (b|dy|)^k (eq. (33) without its
+   division by a normal component) */
+static void DemSQSupport2D(PetscReal a, PetscReal b, PetscReal n, PetscReal dx, PetscReal dy, PetscReal *x, PetscReal *y, PetscReal *h)
+{
+  const PetscReal k = 1.0 / (n - 1);
+  PetscReal       px = PetscAbsReal(a * dx), py = PetscAbsReal(b * dy), m, S;
+
+  m = PetscMax(px, py);
+  if (!(m > 0)) {
+    *x = *y = *h = 0;
+    return;
+  }
+  px = PetscPowReal(px / m, k);
+  py = PetscPowReal(py / m, k);
+  S  = PetscPowReal(PetscPowReal(px, n) + PetscPowReal(py, n), 1.0 / n);
+  *x = a * px / S * (dx < 0 ? -1 : 1);
+  *y = b * py / S * (dy < 0 ? -1 : 1);
+  *h = dx * *x + dy * *y;
+}
+
+void DemSQSupport_Private(const DemSQGeom *g, const PetscReal d[3], PetscReal x[3])
+{
+  PetscReal u, v, h2, s, z, hz;
+
+  /* the x-y cross-section at level s is s times the unit one (exponent n2); then (s, z) lie
+     on s^n1 + |z/c|^n1 = 1 */
+  DemSQSupport2D(g->a, g->b, g->n2, d[0], d[1], &u, &v, &h2);
+  DemSQSupport2D(1.0, g->c, g->n1, h2, d[2], &s, &z, &hz);
+  if (h2 == 0) s = 0;
+  x[0] = s * u;
+  x[1] = s * v;
+  x[2] = z;
+}
+
+/* mean curvature |g^T H g - |g|^2 tr H| / (2 |g|^3) (eq. (39)) and the square root of the
+   Gaussian curvature g^T adj(H) g / |g|^4. Eq. (40) is the same quantity written for
+   F_z != 0: AB - C^2 = F_z^2 g^T adj(H) g and D = F_z^2 |g|^4, with the square root taken of
+   the quotient (as printed it is misplaced: sqrt(AB - C^2)/D is not 1/R for a sphere). */
+void DemSQCurvatures_Private(const PetscReal g[3], const PetscReal H[6], PetscReal *Km, PetscReal *Kg)
+{
+  const PetscReal hxx = H[0], hyy = H[1], hzz = H[2], hxy = H[3], hxz = H[4], hyz = H[5];
+  const PetscReal gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2], gn = PetscSqrtReal(gg);
+  PetscReal       gHg, adj, K;
+
+  gHg = hxx * g[0] * g[0] + hyy * g[1] * g[1] + hzz * g[2] * g[2] + 2 * (hxy * g[0] * g[1] + hxz * g[0] * g[2] + hyz * g[1] * g[2]);
+  if (Km) *Km = gn > 0 ? PetscAbsReal(gHg - gg * (hxx + hyy + hzz)) / (2 * gg * gn) : 0;
+  if (Kg) {
+    /* adjugate of the symmetric H */
+    const PetscReal A00 = hyy * hzz - hyz * hyz, A11 = hxx * hzz - hxz * hxz, A22 = hxx * hyy - hxy * hxy;
+    const PetscReal A01 = hxz * hyz - hxy * hzz, A02 = hxy * hyz - hyy * hxz, A12 = hxy * hxz - hxx * hyz;
+    adj = A00 * g[0] * g[0] + A11 * g[1] * g[1] + A22 * g[2] * g[2] + 2 * (A01 * g[0] * g[1] + A02 * g[0] * g[2] + A12 * g[1] * g[2]);
+    K   = gg > 0 ? adj / (gg * gg) : 0;
+    *Kg = K > 0 ? PetscSqrtReal(K) : 0;
+  }
+}
+
+PetscReal DemSQHertzRadius_Private(const DemSQGeom *g, PetscReal s, const PetscReal x[3])
+{
+  PetscReal grad[3], H[6], Km, Kg, K, Rmax = g->qlimit * g->rvol;
+
+  if (g->curv == DEM_SQ_CURV_VOLUME) return s * g->rvol;
+  (void)DemSQEval_Private(g, x, grad, H);
+  DemSQCurvatures_Private(grad, H, g->curv == DEM_SQ_CURV_MEAN ? &Km : NULL, g->curv == DEM_SQ_CURV_GAUSS ? &Kg : NULL);
+  K = g->curv == DEM_SQ_CURV_MEAN ? Km : Kg;
+  return s * ((K * Rmax > 1) ? 1.0 / K : Rmax);
+}
+
+/* Hertz radius from the gradient and Hessian of F at a surface point in any frame whose
+   lengths are `unit` metres (curvature scales as 1/length): 1/K limited by q R_vol */
+PetscReal DemSQHertzRadiusFrom_Private(const DemSQGeom *g, PetscReal s, const PetscReal grad[3], const PetscReal H[6], PetscReal unit)
+{
+  PetscReal Km, Kg, K, Rmax = s * g->qlimit * g->rvol;
+
+  if (g->curv == DEM_SQ_CURV_VOLUME) return s * g->rvol;
+  DemSQCurvatures_Private(grad, H, g->curv == DEM_SQ_CURV_MEAN ? &Km : NULL, g->curv == DEM_SQ_CURV_GAUSS ? &Kg : NULL);
+  K = (g->curv == DEM_SQ_CURV_MEAN ? Km : Kg) / unit;
+  return (K * Rmax > 1) ? 1.0 / K : Rmax;
+}
+
+/* separating-axis test of two oriented boxes, half extents s (a, b, c) (15 axes: the 3 + 3
+   face normals and the 9 edge cross products). Returns the largest separation of the boxes'
+   projections found on a tested axis (> margin: the bodies are farther apart than margin,
+   a lower bound on their distance), or 0 when the boxes overlap on every axis tested. It stops
+   at the first axis that separates them by more than margin. */
+PetscReal DemSQOBBSeparation_Private(const DemSQBody *A, const DemSQBody *B, PetscReal margin)
+{
+  const PetscReal ea[3] = {A->s * A->g->a, A->s * A->g->b, A->s * A->g->c};
+  const PetscReal eb[3] = {B->s * B->g->a, B->s * B->g->b, B->s * B->g->c};
+  PetscReal       R[3][3], AR[3][3], t[3], d[3], ra, rb, sep, best = 0;
+  const PetscReal eps = 1e-12;
+
+  for (int j = 0; j < 3; j++) d[j] = B->x[j] - A->x[j];
+  /* R = A^T B (A's axes are the columns of A->R), t = A^T d */
+  for (int i = 0; i < 3; i++) {
+    t[i] = A->R[i] * d[0] + A->R[3 + i] * d[1] + A->R[6 + i] * d[2];
+    for (int j = 0; j < 3; j++) {
+      R[i][j]  = A->R[i] * B->R[j] + A->R[3 + i] * B->R[3 + j] + A->R[6 + i] * B->R[6 + j];
+      AR[i][j] = PetscAbsReal(R[i][j]) + eps;
+    }
+  }
+  for (int i = 0; i < 3; i++) { /* A's axes (unit) */
+    rb  = eb[0] * AR[i][0] + eb[1] * AR[i][1] + eb[2] * AR[i][2];
+    sep = PetscAbsReal(t[i]) - ea[i] - rb;
+    if (sep > best && (best = sep) > margin) return best;
+  }
+  for (int j = 0; j < 3; j++) { /* B's axes (unit) */
+    ra  = ea[0] * AR[0][j] + ea[1] * AR[1][j] + ea[2] * AR[2][j];
+    sep = PetscAbsReal(t[0] * R[0][j] + t[1] * R[1][j] + t[2] * R[2][j]) - ra - eb[j];
+    if (sep > best && (best = sep) > margin) return best;
+  }
+  for (int i = 0; i < 3; i++) { /* A_i x B_j, of length sqrt(1 - R_ij^2) */
+    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+    for (int j = 0; j < 3; j++) {
+      const int       j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      const PetscReal l2 = 1 - R[i][j] * R[i][j];
+      if (l2 < 1e-12) continue; /* parallel axes: covered by the face normals */
+      ra  = ea[i1] * AR[i2][j] + ea[i2] * AR[i1][j];
+      rb  = eb[j1] * AR[i][j2] + eb[j2] * AR[i][j1];
+      sep = (PetscAbsReal(t[i2] * R[i1][j] - t[i1] * R[i2][j]) - ra - rb) / PetscSqrtReal(l2);
+      if (sep > best && (best = sep) > margin) return best;
+    }
+  }
+  return best;
+}
+
+const DemSQGeom *DemSQUnitSphere_Private(void)
+{
+  static DemSQGeom sph;
+  static PetscBool set = PETSC_FALSE;
+
+  if (!set) {
+    sph.a = sph.b = sph.c = 1;
+    sph.n1 = sph.n2 = 2;
+    sph.curv   = DEM_SQ_CURV_MEAN;
+    sph.qlimit = 10;
+    (void)DemSQGeomSetUp_Private(&sph);
+    set = PETSC_TRUE;
+  }
+  return &sph;
+}
+
+/* ---------------------------------------------------------------- shape accessors */
+
+const DemSQGeom *DemShapeSuperquadricGeom_Private(DemShape s)
+{
+  if (!s || s->ops->setfromconfig != DemShapeSetFromConfig_Superquadric) return NULL;
+  return &((DemShape_Superquadric *)s->data)->g;
+}
+
+DemSQStats *DemShapeSuperquadricStats_Private(DemShape s)
+{
+  if (!s || s->ops->setfromconfig != DemShapeSetFromConfig_Superquadric) return NULL;
+  return &((DemShape_Superquadric *)s->data)->st;
+}
+
+static PetscErrorCode DemSQWarmGrow(DemShape_Superquadric *sq, PetscInt n)
+{
+  int64_t   *ga, *gb;
+  DemSQWarm *w;
+  PetscInt   cap;
+
+  PetscFunctionBegin;
+  if (n <= sq->cap) PetscFunctionReturn(PETSC_SUCCESS);
+  cap = PetscMax(n, 2 * sq->cap);
+  PetscCall(PetscMalloc3(cap, &ga, cap, &gb, cap, &w));
+  if (sq->cap) {
+    PetscCall(PetscArraycpy(ga, sq->ga, sq->cap));
+    PetscCall(PetscArraycpy(gb, sq->gb, sq->cap));
+    PetscCall(PetscArraycpy(w, sq->w, sq->cap));
+  }
+  for (PetscInt k = sq->cap; k < cap; k++) {
+    ga[k] = gb[k] = -1;
+    PetscCall(PetscMemzero(&w[k], sizeof(w[k])));
+  }
+  PetscCall(PetscFree3(sq->ga, sq->gb, sq->w));
+  sq->ga  = ga;
+  sq->gb  = gb;
+  sq->w   = w;
+  sq->cap = cap;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemShapeSuperquadricWarm_Private(DemShape s, DemSim sim, PetscInt pair, int64_t ga, int64_t gb, DemSQWarm **w)
+{
+  DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
+
+  PetscFunctionBegin;
+  if (sq->nbuilds != sim->nl.nbuilds) { /* the list was rebuilt: slots go through the gid map */
+    PetscCall(DemHistoryMapClear(&sq->map));
+    for (PetscInt k = 0; k < sq->cap; k++) {
+      if (sq->w[k].valid) {
+        PetscReal v[4] = {sq->w[k].X[0], sq->w[k].X[1], sq->w[k].X[2], sq->w[k].mu};
+        PetscCall(DemHistoryMapPut(&sq->map, sq->ga[k], sq->gb[k], 0, v));
+      }
+      sq->ga[k] = sq->gb[k] = -1;
+      sq->w[k].valid        = PETSC_FALSE;
+    }
+    sq->nbuilds = sim->nl.nbuilds;
+  }
+  if (pair >= sq->cap) PetscCall(DemSQWarmGrow(sq, PetscMax(pair + 1, sim->nl.npairs)));
+  if (sq->ga[pair] != ga || sq->gb[pair] != gb) {
+    PetscReal *v = DemHistoryMapGet(&sq->map, ga, gb, 0);
+    sq->ga[pair] = ga;
+    sq->gb[pair] = gb;
+    sq->w[pair].valid = v ? PETSC_TRUE : PETSC_FALSE;
+    sq->w[pair].sep   = 0;
+    sq->w[pair].al[0] = sq->w[pair].al[1] = 0;
+    if (v) {
+      sq->w[pair].X[0] = v[0];
+      sq->w[pair].X[1] = v[1];
+      sq->w[pair].X[2] = v[2];
+      sq->w[pair].mu   = v[3];
+    }
+  }
+  *w = &sq->w[pair];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* thermo.csv column sq_failures: contact solves that did not converge so far, summed over
+   the superquadric shapes and the ranks */
+static PetscErrorCode DemSQThermoFailures(DemSim sim, void *ctx, PetscReal *value)
+{
+  PetscReal loc = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < sim->nshape; k++) {
+    DemSQStats *st = DemShapeSuperquadricStats_Private(sim->shapes[k]);
+    if (st) loc += (PetscReal)st->failures;
+  }
+  PetscCallMPI(MPI_Allreduce(&loc, value, 1, MPIU_REAL, MPIU_SUM, sim->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------- shape ops */
+
+static PetscErrorCode DemShapeSetFromConfig_Superquadric(DemShape s, DemNode cfg)
+{
+  DemShape_Superquadric *sq     = (DemShape_Superquadric *)s->data;
+  const char *const      keys[] = {"type", "half_axes", "blockiness", "curvature", "curvature_limit", "tessellation", NULL};
+  const char *const      curv[] = {"mean", "gaussian", "volume", NULL};
+  PetscReal              ax[3], nb[2];
+  PetscInt               ci = 0;
+  DemNode                kn;
+
+  PetscFunctionBegin;
+  PetscCall(DemNodeAllowKeys(cfg, keys));
+  PetscCall(DemNodeGetRealArray(cfg, "half_axes", PETSC_TRUE, 3, ax));
+  PetscCall(DemNodeGet(cfg, "half_axes", &kn));
+  DemNodeCheck(kn, ax[0] > 0 && ax[1] > 0 && ax[2] > 0 && ax[0] < PETSC_INFINITY && ax[1] < PETSC_INFINITY && ax[2] < PETSC_INFINITY, "half_axes must be three lengths > 0 [a, b, c] in m (got [%g, %g, %g])", (double)ax[0], (double)ax[1], (double)ax[2]);
+  PetscCall(DemNodeGetRealArray(cfg, "blockiness", PETSC_TRUE, 2, nb));
+  PetscCall(DemNodeGet(cfg, "blockiness", &kn));
+  DemNodeCheck(kn, nb[0] >= 2 && nb[1] >= 2 && nb[0] <= 50 && nb[1] <= 50, "blockiness must be [n1, n2] with each in [2, 50] (2: round, large: flat faces; got [%g, %g])", (double)nb[0], (double)nb[1]);
+  PetscCall(DemNodeGetChoice(cfg, "curvature", curv, PETSC_FALSE, &ci));
+  sq->g.qlimit = 10;
+  PetscCall(DemNodeGetReal(cfg, "curvature_limit", PETSC_FALSE, &sq->g.qlimit));
+  PetscCall(DemNodeGet(cfg, "curvature_limit", &kn));
+  DemNodeCheck(kn ? kn : cfg, sq->g.qlimit > 0 && sq->g.qlimit < PETSC_INFINITY, "curvature_limit must be > 0 (R <= q R_vol; got %g)", (double)sq->g.qlimit);
+  PetscCall(DemNodeGetInt(cfg, "tessellation", PETSC_FALSE, &sq->tess));
+  PetscCall(DemNodeGet(cfg, "tessellation", &kn));
+  DemNodeCheck(kn ? kn : cfg, sq->tess >= 2 && sq->tess <= 64, "tessellation must be an integer in [2, 64] (got %" PetscInt_FMT ")", sq->tess);
+  sq->g.a    = ax[0];
+  sq->g.b    = ax[1];
+  sq->g.c    = ax[2];
+  sq->g.n1   = nb[0];
+  sq->g.n2   = nb[1];
+  sq->g.curv = (DemSQCurvature)ci;
+  PetscCall(DemSQGeomSetUp_Private(&sq->g));
+  {
+    static PetscBool thermo = PETSC_FALSE;
+    if (!thermo) {
+      PetscCall(DemThermoRegister("sq_failures", DemSQThermoFailures, NULL, "built-in (superquadric)"));
+      thermo = PETSC_TRUE;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemShapeMassProperties_Superquadric(DemShape s, PetscReal rho, PetscReal *m, PetscReal I[3])
+{
+  DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
+
+  PetscFunctionBegin;
+  *m = rho * sq->g.vol;
+  for (int j = 0; j < 3; j++) I[j] = rho * sq->g.Iunit[j];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemShapeBoundingRadius_Superquadric(DemShape s, PetscReal *r)
+{
+  PetscFunctionBegin;
+  *r = ((DemShape_Superquadric *)s->data)->g.rbound;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* signed power sign(t) |t|^e */
+static inline PetscReal DemSPow(PetscReal t, PetscReal e)
+{
+  return t < 0 ? -PetscPowReal(-t, e) : PetscPowReal(t, e);
+}
+
+/* the parametric surface x = a C(eta)^e1 C(om)^e2, y = b C(eta)^e1 S(om)^e2, z = c S(eta)^e1
+   (signed powers, e1 = 2/n1, e2 = 2/n2): 4m longitudes, 2m latitudes, a point at each pole */
+static PetscErrorCode DemShapeTessellate_Superquadric(DemShape s, DemSurface *srf)
+{
+  DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
+  const DemSQGeom       *g  = &sq->g;
+  const PetscInt         nu = 4 * sq->tess, nv = 2 * sq->tess, np = 2 + (nv - 1) * nu, nt = 2 * nu * (nv - 1);
+  const PetscReal        e1 = 2.0 / g->n1, e2 = 2.0 / g->n2;
+  PetscInt               t = 0;
+
+  PetscFunctionBegin;
+  srf->npoints = np;
+  srf->ntri    = nt;
+  PetscCall(PetscMalloc1(3 * np, &srf->points));
+  PetscCall(PetscMalloc1(3 * nt, &srf->tri));
+  srf->points[0] = srf->points[1] = 0;
+  srf->points[2] = -g->c;
+  srf->points[3 * (np - 1)] = srf->points[3 * (np - 1) + 1] = 0;
+  srf->points[3 * (np - 1) + 2] = g->c;
+  for (PetscInt j = 1; j < nv; j++) {
+    const PetscReal eta = -0.5 * PETSC_PI + PETSC_PI * j / nv, ce = DemSPow(PetscCosReal(eta), e1), se = DemSPow(PetscSinReal(eta), e1);
+    for (PetscInt i = 0; i < nu; i++) {
+      const PetscReal om = 2 * PETSC_PI * i / nu;
+      PetscReal      *p  = srf->points + 3 * (1 + (j - 1) * nu + i);
+      p[0] = g->a * ce * DemSPow(PetscCosReal(om), e2);
+      p[1] = g->b * ce * DemSPow(PetscSinReal(om), e2);
+      p[2] = g->c * se;
+    }
+  }
+  for (PetscInt i = 0; i < nu; i++) { /* caps, outward (counter-clockwise seen from outside) */
+    PetscInt i1 = (i + 1) % nu;
+    srf->tri[3 * t] = 0, srf->tri[3 * t + 1] = 1 + i1, srf->tri[3 * t + 2] = 1 + i, t++;
+    srf->tri[3 * t] = np - 1, srf->tri[3 * t + 1] = 1 + (nv - 2) * nu + i, srf->tri[3 * t + 2] = 1 + (nv - 2) * nu + i1, t++;
+  }
+  for (PetscInt j = 1; j < nv - 1; j++)
+    for (PetscInt i = 0; i < nu; i++) {
+      PetscInt i1 = (i + 1) % nu, p00 = 1 + (j - 1) * nu + i, p01 = 1 + (j - 1) * nu + i1, p10 = 1 + j * nu + i, p11 = 1 + j * nu + i1;
+      srf->tri[3 * t] = p00, srf->tri[3 * t + 1] = p01, srf->tri[3 * t + 2] = p11, t++;
+      srf->tri[3 * t] = p00, srf->tri[3 * t + 1] = p11, srf->tri[3 * t + 2] = p10, t++;
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the end-of-run line: contact solves, warm starts, continuations, failures, Newton work */
+static PetscErrorCode DemShapeDestroy_Superquadric(DemShape s)
+{
+  DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
+  PetscReal              loc[8], glob[8];
+
+  PetscFunctionBegin;
+  loc[0] = (PetscReal)sq->st.solves;
+  loc[1] = (PetscReal)sq->st.warm;
+  loc[2] = (PetscReal)sq->st.continuations;
+  loc[3] = (PetscReal)sq->st.failures;
+  loc[4] = (PetscReal)sq->st.iterations;
+  loc[5] = (PetscReal)sq->st.seconds;
+  loc[6] = (PetscReal)sq->st.obbreject;
+  loc[7] = (PetscReal)sq->st.skipped;
+  PetscCallMPI(MPI_Allreduce(loc, glob, 8, MPIU_REAL, MPIU_SUM, s->comm));
+  if (glob[0] > 0)
+    PetscCall(PetscPrintf(s->comm, "superquadric %s: %.0f contact solves (%.0f from the warm start, %.0f by shape continuation), %.0f not converged, %.2f Newton iterations per solve; %.0f pair checks skipped (separation certified), %.0f rejected by the bounding boxes; %.3g us (CPU) per narrow-phase pair check\n", s->name, (double)glob[0], (double)glob[1], (double)glob[2], (double)glob[3], (double)(glob[4] / glob[0]), (double)glob[7], (double)glob[6], (double)(1e6 * glob[5] / (glob[0] + glob[6] + glob[7]))));
+  PetscCall(PetscFree3(sq->ga, sq->gb, sq->w));
+  PetscCall(DemHistoryMapFree(&sq->map));
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_EXTERN PetscErrorCode DemShapeCreate_Superquadric(DemShape);
+PetscErrorCode DemShapeCreate_Superquadric(DemShape s)
+{
+  DemShape_Superquadric *sq;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&sq));
+  sq->tess    = 8;
+  sq->nbuilds = -1;
+  PetscCall(DemHistoryMapInit(&sq->map, 4));
+  s->data = sq;
+  PetscCall(DemShapeKindRegister("superquadric", &s->kind));
+  s->ops->setfromconfig  = DemShapeSetFromConfig_Superquadric;
+  s->ops->massproperties = DemShapeMassProperties_Superquadric;
+  s->ops->boundingradius = DemShapeBoundingRadius_Superquadric;
+  s->ops->tessellate     = DemShapeTessellate_Superquadric;
+  s->ops->destroy        = DemShapeDestroy_Superquadric;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+DEM_STYLE(shape, "superquadric", DemShapeCreate_Superquadric)

@@ -1,0 +1,102 @@
+/*
+  superquadric.h - private interface of the superquadric shape (superquadric.c) and its
+  colliders (superquadric_contact.c), shared with the unit tests. Not installed.
+
+  Model: 002_a4a9ff6a3ba65368.txt (Podlozhnyuk, Pirker, Kloss, Comp. Part. Mech. 2017).
+  Shape function in the body frame, eq. (1) and (12):
+    f(x) = (|x/a|^n2 + |y/b|^n2)^(n1/n2) + |z/c|^n1 - 1     (< 0 inside, = 0 on the surface)
+  with half-axes a, b, c and blockiness n1, n2 >= 2. f + 1 is positively homogeneous of degree
+  n1, so the level sets f = t are copies of the surface scaled about the centre by
+  (1 + t)^(1/n1); the gauge g = (f + 1)^(1/n1) is homogeneous of degree 1 (same zero level).
+  A body of the store is the shape scaled by s = radius / r_bound (sim.c's per-body radius).
+*/
+#pragma once
+#include "demimpl.h"
+
+typedef enum { DEM_SQ_CURV_MEAN, DEM_SQ_CURV_GAUSS, DEM_SQ_CURV_VOLUME } DemSQCurvature;
+
+/* shape parameters and what is derived from them once (DemSQGeomSetUp_Private) */
+typedef struct {
+  PetscReal a, b, c, n1, n2;   /* half-axes [m], blockiness */
+  PetscReal ia, ib, ic;        /* 1/a, 1/b, 1/c */
+  PetscReal e12;               /* n1/n2 - 2, exponent of nu in the Hessian */
+  PetscReal in1;               /* 1/n1 */
+  int       k1, k2;            /* n1 - 2, n2 - 2 when they are integers in [0, 30], else -1 */
+  PetscBool same;              /* n1 == n2: f is separable */
+  PetscReal rbound;            /* minimum bounding sphere, eq. (11) */
+  PetscReal vol, Iunit[3];     /* volume, principal inertia per unit density (Jaklic et al.) */
+  PetscReal rvol;              /* radius of the volume-equivalent sphere */
+  DemSQCurvature curv;         /* Hertz radius: mean or Gaussian curvature, or R_vol (eq. (38)-(40)) */
+  PetscReal qlimit;            /* R_curvature <= qlimit R_vol (002: q = 10) */
+} DemSQGeom;
+
+/* a body in a collision: its shape, scale, centre and rotation matrix (body -> world) */
+typedef struct {
+  const DemSQGeom *g;
+  PetscReal        s;    /* scale of the shape */
+  PetscReal        x[3]; /* centre (world, periodic image applied) */
+  PetscReal        R[9]; /* row-major, body -> world */
+} DemSQBody;
+
+/* what a pair keeps from its last solve: the warm start (midway point in the body frame of a,
+   in metres, mu, the line roots) and, for a separated pair, a certified lower bound on the
+   distance between the bodies at the poses of that solve (relative position of the centres,
+   orientations), which lets later steps skip the solve while the bodies cannot have moved
+   that far */
+typedef struct {
+  PetscReal X[3], mu;
+  PetscReal al[2];                /* alpha_a, alpha_b of eq. (36) in solver units; 0: none */
+  PetscReal sep;                  /* > 0: distance lower bound (m) at dx0, qa0, qb0 */
+  PetscReal dx0[3], qa0[4], qb0[4];
+  PetscBool valid;
+} DemSQWarm;
+
+/* result of one superquadric contact solve */
+typedef struct {
+  PetscReal X0[3];       /* midway point (world) */
+  PetscReal nrm[3];      /* unit normal from b to a */
+  PetscReal gap;         /* along the contact line, eq. (36); < 0 overlap */
+  PetscReal p[3];        /* middle of the overlap segment X_a X_b (world) */
+  PetscReal Ra, Rb;      /* Hertz radii of a and b at X_a, X_b (eq. (38)-(40), limited) */
+  PetscReal Fmid;        /* F_a = F_b at the midway point */
+  PetscReal sep;         /* separated pairs: a lower bound on the distance (m), else 0 */
+  PetscInt  iterations;  /* Newton iterations, all stages */
+  PetscInt  stages;      /* continuation stages used (0: warm start only) */
+  PetscBool converged;
+} DemSQResult;
+
+/* counters of one shape's contact solves (reported at the end of a run and in thermo.csv) */
+typedef struct {
+  PetscInt64 solves, warm, continuations, failures, iterations, obbreject, skipped;
+  PetscLogDouble seconds;
+} DemSQStats;
+
+PETSC_EXTERN PetscErrorCode DemSQGeomSetUp_Private(DemSQGeom *);
+PETSC_EXTERN PetscReal      DemSQBoundingRadius_Private(PetscReal a, PetscReal b, PetscReal c, PetscReal n1, PetscReal n2);
+PETSC_EXTERN void           DemSQVolumeInertia_Private(PetscReal a, PetscReal b, PetscReal c, PetscReal n1, PetscReal n2, PetscReal *V, PetscReal I[3]);
+/* the point of the unscaled shape surface extreme in body-frame direction d (eq. (31)-(33)) */
+PETSC_EXTERN void           DemSQSupport_Private(const DemSQGeom *, const PetscReal d[3], PetscReal x[3]);
+/* f, gradient, Hessian (xx, yy, zz, xy, xz, yz) in the body frame, eq. (12), (14)-(17) */
+PETSC_EXTERN PetscReal      DemSQEval_Private(const DemSQGeom *, const PetscReal x[3], PetscReal grad[3], PetscReal H[6]);
+/* curvature of the level surface through x with gradient grad and Hessian H (any frame):
+   mean |K_mean| (eq. (39)) and sqrt of the Gaussian curvature (eq. (40)) */
+PETSC_EXTERN void           DemSQCurvatures_Private(const PetscReal grad[3], const PetscReal H[6], PetscReal *Kmean, PetscReal *Kgauss);
+/* Hertz radius of a body at the body-frame point x of the unscaled shape (scale s) */
+PETSC_EXTERN PetscReal      DemSQHertzRadius_Private(const DemSQGeom *, PetscReal s, const PetscReal x[3]);
+/* the same from the gradient and Hessian of F at the point in a frame of unit `unit` metres */
+PETSC_EXTERN PetscReal      DemSQHertzRadiusFrom_Private(const DemSQGeom *, PetscReal s, const PetscReal grad[3], const PetscReal H[6], PetscReal unit);
+/* oriented bounding boxes (separating axes): a lower bound on the distance of the bodies,
+   > margin when found to be larger than margin, else <= margin (0: boxes overlap) */
+PETSC_EXTERN PetscReal      DemSQOBBSeparation_Private(const DemSQBody *A, const DemSQBody *B, PetscReal margin);
+/* contact of two superquadric bodies: midway point by Newton (eq. (22)-(25)) from the warm
+   start, else by shape continuation (002 steps 1-5); overlap along the contact line (eq.
+   (36)-(37)); Hertz radii. warm (may be NULL) is read and updated. */
+PETSC_EXTERN void           DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *warm, DemSQResult *res);
+/* the unit sphere as a superquadric (a = b = c = 1, n1 = n2 = 2), for sphere-superquadric */
+PETSC_EXTERN const DemSQGeom *DemSQUnitSphere_Private(void);
+/* geometry and counters of a superquadric DemShape (NULL if the shape is not one) */
+PETSC_EXTERN const DemSQGeom *DemShapeSuperquadricGeom_Private(DemShape);
+PETSC_EXTERN DemSQStats      *DemShapeSuperquadricStats_Private(DemShape);
+/* the warm-start store of a superquadric shape: slot of pair `pair` of the neighbour list for
+   the pair of global ids (ga, gb); never NULL */
+PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricWarm_Private(DemShape, DemSim, PetscInt pair, int64_t ga, int64_t gb, DemSQWarm **w);

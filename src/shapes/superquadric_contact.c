@@ -1,0 +1,580 @@
+/*
+  superquadric_contact.c - colliders superquadric/superquadric, sphere/superquadric and
+  superquadric/plane (002_a4a9ff6a3ba65368.txt, section "A contact detection algorithm").
+
+  Two convex bodies with shape functions F_a, F_b (world frame, eq. (13), (18)): the midway
+  point X of eq. (22) minimizes F_a + F_b subject to F_a = F_b, i.e. solves eq. (24)
+      Phi(X, mu) = [ grad F_a(X) + mu^2 grad F_b(X) ;  F_a(X) - F_b(X) ] = 0
+  by Newton's method, J dZ = -Phi, Z = (X, mu) (eq. (25)), with a backtracking line search
+  (step halved until ||Phi|| decreases, 002 text after eq. (25)). Since f + 1 is homogeneous,
+  X is where copies of the two bodies scaled about their centres first touch; for convex
+  bodies the solution is unique. Starting points:
+    - the previous step's solution of the pair (warm start), kept in the body frame of a by
+      the shape's per-pair store (superquadric.c), keyed by the pair's global ids;
+    - for a new pair, or when Newton fails from the warm start, the shape continuation of 002
+      steps 1-5: the exact midway point of the volume-equivalent spheres,
+      X = (r_b X_a + r_a X_b)/(r_a + r_b), mu^2 = r_b/r_a, then Newton on shapes whose
+      half-axes and blockiness go linearly from the spheres' (r, r, r, 2, 2) to the bodies' in
+      N steps. N = 4 here; a stage that fails is split in two (down to 1/4096 of the path),
+      so the continuation does not depend on a lucky N.
+  Failures (no convergence after all that) are counted per shape: thermo.csv column
+  sq_failures and the line the shape prints at the end of the run. The contact is then taken
+  from the best iterate if it shows an overlap, never silently dropped.
+  The overlap is measured along the contact line through X with the direction n of grad F_a
+  (eq. (36)): X_a = X + alpha_a n and X_b = X + alpha_b n on the two surfaces, by Newton's
+  method in alpha (eq. (37)) applied to the gauge (F + 1)^(1/n1) - 1, which has the same zero
+  and is homogeneous of degree one along rays (Newton from inside a convex body then converges
+  monotonically in a few steps instead of crawling for large n1). gap = alpha_b - alpha_a,
+  the contact point is the middle of X_a X_b, and the Hertz radius of each body comes from its
+  curvature at X_a, X_b (eq. (38)-(40), R <= q R_vol), reff = R_a R_b / (R_a + R_b).
+  Pairs whose bounding spheres or oriented bounding boxes (002 "Neighbor search") are farther
+  apart than the margin are skipped without a solve.
+  Superquadric/plane is closed form: the extreme point of the body towards the plane,
+  eq. (26)-(33), gap = its height above the plane, contact point in the middle of the overlap,
+  reff = the body's Hertz radius at that point (the plane's is infinite).
+  Sphere/superquadric runs the same solver with the sphere as a superquadric a = b = c = r,
+  n1 = n2 = 2 (002 step 1).
+
+  Internally the solver works in the frame of body a (so a's shape function needs no
+  rotation), about the midpoint of the centres, in lengths divided by L = the mean of the two
+  bounding radii, so that its tolerances are relative. Newton stops at a relative residual of
+  1e-6 (the midway point is then known to ~1e-6 L and the normal to ~1e-6 rad; the gap comes
+  from the line solves to ~1e-12 L and depends on the midway point only through the small
+  angle between the two surfaces, O(overlap / radius of curvature)). A pair at rest in a
+  packed bed therefore usually needs no Newton step: its warm start already satisfies the
+  tolerance (002, "Settling": Newton iterations are skipped in the static regime).
+*/
+#include "superquadric.h"
+#include <time.h>
+
+#define DEM_SQ_TOL      1e-6  /* ||Phi|| relative (see DemSQSystem) */
+#define DEM_SQ_TOL_MID  1e-6  /* intermediate continuation stages */
+#define DEM_SQ_MAXIT    40
+#define DEM_SQ_NCONT    4
+
+/* one side of the solve: shape, and the map from solver coordinates X to the unscaled body
+   frame, y = kap R^T (X - c). The solver works in the frame of body a (R = identity for a,
+   ident set, and R = R_a^T R_b for b), about the midpoint of the centres, in units of L. */
+typedef struct {
+  const DemSQGeom *g;
+  PetscReal        kap, c[3], R[9];
+  PetscBool        ident;
+} DemSQSide;
+
+/* F, gradient and (optionally) Hessian (xx, yy, zz, xy, xz, yz) in solver coordinates at X */
+static inline PetscReal DemSQSideEval(const DemSQSide *S, const PetscReal X[3], PetscReal gw[3], PetscReal Hw[6], PetscReal y[3])
+{
+  const PetscReal *R = S->R;
+  const PetscReal  d0 = X[0] - S->c[0], d1 = X[1] - S->c[1], d2 = X[2] - S->c[2], k = S->kap;
+  PetscReal        gl[3], Hl[6], F;
+
+  if (S->ident) {
+    y[0] = k * d0, y[1] = k * d1, y[2] = k * d2;
+    F    = DemSQEval_Private(S->g, y, gl, Hw ? Hl : NULL);
+    gw[0] = k * gl[0], gw[1] = k * gl[1], gw[2] = k * gl[2];
+    if (Hw) {
+      const PetscReal k2 = k * k;
+      for (int j = 0; j < 6; j++) Hw[j] = k2 * Hl[j];
+    }
+    return F;
+  }
+  y[0] = k * (R[0] * d0 + R[3] * d1 + R[6] * d2);
+  y[1] = k * (R[1] * d0 + R[4] * d1 + R[7] * d2);
+  y[2] = k * (R[2] * d0 + R[5] * d1 + R[8] * d2);
+  F    = DemSQEval_Private(S->g, y, gl, Hw ? Hl : NULL);
+  gw[0] = k * (R[0] * gl[0] + R[1] * gl[1] + R[2] * gl[2]);
+  gw[1] = k * (R[3] * gl[0] + R[4] * gl[1] + R[5] * gl[2]);
+  gw[2] = k * (R[6] * gl[0] + R[7] * gl[1] + R[8] * gl[2]);
+  if (Hw) {
+    const PetscReal k2 = k * k;
+    if (Hl[3] == 0 && Hl[4] == 0 && Hl[5] == 0) { /* R diag(h) R^T */
+      const PetscReal h0 = Hl[0], h1 = Hl[1], h2 = Hl[2];
+      Hw[0] = k2 * (h0 * R[0] * R[0] + h1 * R[1] * R[1] + h2 * R[2] * R[2]);
+      Hw[1] = k2 * (h0 * R[3] * R[3] + h1 * R[4] * R[4] + h2 * R[5] * R[5]);
+      Hw[2] = k2 * (h0 * R[6] * R[6] + h1 * R[7] * R[7] + h2 * R[8] * R[8]);
+      Hw[3] = k2 * (h0 * R[0] * R[3] + h1 * R[1] * R[4] + h2 * R[2] * R[5]);
+      Hw[4] = k2 * (h0 * R[0] * R[6] + h1 * R[1] * R[7] + h2 * R[2] * R[8]);
+      Hw[5] = k2 * (h0 * R[3] * R[6] + h1 * R[4] * R[7] + h2 * R[5] * R[8]);
+    } else { /* R Hl R^T with Hl = [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]] */
+      const PetscReal M[9] = {Hl[0], Hl[3], Hl[4], Hl[3], Hl[1], Hl[5], Hl[4], Hl[5], Hl[2]};
+      PetscReal       T[9];
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) T[3 * i + j] = R[3 * i] * M[j] + R[3 * i + 1] * M[3 + j] + R[3 * i + 2] * M[6 + j];
+      Hw[0] = k2 * (T[0] * R[0] + T[1] * R[1] + T[2] * R[2]);
+      Hw[1] = k2 * (T[3] * R[3] + T[4] * R[4] + T[5] * R[5]);
+      Hw[2] = k2 * (T[6] * R[6] + T[7] * R[7] + T[8] * R[8]);
+      Hw[3] = k2 * (T[0] * R[3] + T[1] * R[4] + T[2] * R[5]);
+      Hw[4] = k2 * (T[0] * R[6] + T[1] * R[7] + T[2] * R[8]);
+      Hw[5] = k2 * (T[3] * R[6] + T[4] * R[7] + T[5] * R[8]);
+    }
+  }
+  return F;
+}
+
+typedef struct {
+  PetscReal Phi[4], J[16], F[2], ga[3], gb[3], merit, rel;
+} DemSQSys;
+
+/* Phi, J (eq. (25)) and the convergence measure: |grad F_a + mu^2 grad F_b| relative to
+   |grad F_a| + mu^2 |grad F_b|, and |F_a - F_b| relative to (F_a + 1) + (F_b + 1) (both > 0) */
+static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], PetscBool jac, DemSQSys *s)
+{
+  PetscReal Ha[6], Hb[6], y[3];
+  const PetscReal mu = Z[3], m2 = mu * mu;
+
+  s->F[0] = DemSQSideEval(&S[0], Z, s->ga, jac ? Ha : NULL, y);
+  s->F[1] = DemSQSideEval(&S[1], Z, s->gb, jac ? Hb : NULL, y);
+  for (int j = 0; j < 3; j++) s->Phi[j] = s->ga[j] + m2 * s->gb[j];
+  s->Phi[3] = s->F[0] - s->F[1];
+  s->merit  = s->Phi[0] * s->Phi[0] + s->Phi[1] * s->Phi[1] + s->Phi[2] * s->Phi[2] + s->Phi[3] * s->Phi[3];
+  {
+    PetscReal na = PetscSqrtReal(s->ga[0] * s->ga[0] + s->ga[1] * s->ga[1] + s->ga[2] * s->ga[2]);
+    PetscReal nb = PetscSqrtReal(s->gb[0] * s->gb[0] + s->gb[1] * s->gb[1] + s->gb[2] * s->gb[2]);
+    PetscReal rg = PetscSqrtReal(s->Phi[0] * s->Phi[0] + s->Phi[1] * s->Phi[1] + s->Phi[2] * s->Phi[2]) / (na + m2 * nb + 1e-300);
+    PetscReal rf = PetscAbsReal(s->Phi[3]) / (s->F[0] + s->F[1] + 2);
+    s->rel       = PetscMax(rg, rf);
+  }
+  if (jac) {
+    PetscReal *J = s->J;
+    J[0] = Ha[0] + m2 * Hb[0], J[1] = Ha[3] + m2 * Hb[3], J[2] = Ha[4] + m2 * Hb[4];
+    J[4] = J[1], J[5] = Ha[1] + m2 * Hb[1], J[6] = Ha[5] + m2 * Hb[5];
+    J[8] = J[2], J[9] = J[6], J[10] = Ha[2] + m2 * Hb[2];
+    J[3] = 2 * mu * s->gb[0], J[7] = 2 * mu * s->gb[1], J[11] = 2 * mu * s->gb[2];
+    J[12] = s->ga[0] - s->gb[0], J[13] = s->ga[1] - s->gb[1], J[14] = s->ga[2] - s->gb[2], J[15] = 0;
+  }
+}
+
+/* solves the 4x4 system A x = b by Gaussian elimination with partial pivoting (A, b
+   overwritten); PETSC_FALSE when singular */
+static inline PetscBool DemSQSolve4(PetscReal A[16], PetscReal b[4], PetscReal x[4])
+{
+  PetscReal scale = 0;
+  for (int k = 0; k < 16; k++) scale = PetscMax(scale, PetscAbsReal(A[k]));
+  if (!(scale > 0)) return PETSC_FALSE;
+  for (int c = 0; c < 4; c++) {
+    int       p = c;
+    PetscReal m = PetscAbsReal(A[4 * c + c]);
+    for (int r = c + 1; r < 4; r++)
+      if (PetscAbsReal(A[4 * r + c]) > m) m = PetscAbsReal(A[4 * r + c]), p = r;
+    if (!(m > 1e-14 * scale)) return PETSC_FALSE;
+    if (p != c) {
+      for (int k = 0; k < 4; k++) {
+        PetscReal t = A[4 * c + k];
+        A[4 * c + k] = A[4 * p + k];
+        A[4 * p + k] = t;
+      }
+      PetscReal t = b[c];
+      b[c] = b[p];
+      b[p] = t;
+    }
+    for (int r = c + 1; r < 4; r++) {
+      PetscReal f = A[4 * r + c] / A[4 * c + c];
+      if (f == 0) continue;
+      for (int k = c; k < 4; k++) A[4 * r + k] -= f * A[4 * c + k];
+      b[r] -= f * b[c];
+    }
+  }
+  for (int r = 3; r >= 0; r--) {
+    PetscReal s = b[r];
+    for (int k = r + 1; k < 4; k++) s -= A[4 * r + k] * x[k];
+    x[r] = s / A[4 * r + r];
+  }
+  return PETSC_TRUE;
+}
+
+/* Newton with backtracking on ||Phi||^2 from Z; Z holds the last accepted iterate */
+static PetscBool DemSQNewton(const DemSQSide S[2], PetscReal Z[4], PetscReal tol, PetscInt *its, DemSQSys *sys)
+{
+  DemSQSys s, t;
+
+  DemSQSystem(S, Z, PETSC_FALSE, &s); /* the Hessians only when a step is needed */
+  if (s.rel <= tol && !(Z[3] == 0)) {
+    *sys = s;
+    return PETSC_TRUE;
+  }
+  DemSQSystem(S, Z, PETSC_TRUE, &s);
+  for (PetscInt it = 0; it < DEM_SQ_MAXIT; it++) {
+    PetscReal dZ[4], rhs[4] = {-s.Phi[0], -s.Phi[1], -s.Phi[2], -s.Phi[3]}, lam = 1;
+    PetscBool ok = PETSC_FALSE;
+    if (s.rel <= tol && !(Z[3] == 0)) {
+      *sys = s;
+      return PETSC_TRUE;
+    }
+    if (!DemSQSolve4(s.J, rhs, dZ)) break;
+    for (int ls = 0; ls < 40; ls++) {
+      PetscReal Zt[4] = {Z[0] + lam * dZ[0], Z[1] + lam * dZ[1], Z[2] + lam * dZ[2], Z[3] + lam * dZ[3]};
+      DemSQSystem(S, Zt, PETSC_TRUE, &t);
+      if (t.merit < (1 - 1e-4 * lam) * s.merit || t.rel <= tol) {
+        for (int j = 0; j < 4; j++) Z[j] = Zt[j];
+        s  = t;
+        ok = PETSC_TRUE;
+        break;
+      }
+      lam *= 0.5;
+    }
+    (*its)++;
+    if (!ok) break;
+  }
+  *sys = s;
+  return s.rel <= tol ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* the stage-t shape of the continuation: half-axes and blockiness between the volume-
+   equivalent sphere's (r, r, r, 2, 2) and the body's (002 steps 2-3) */
+static void DemSQStageGeom(const DemSQGeom *g, PetscReal t, DemSQGeom *h)
+{
+  const PetscReal r = g->rvol;
+
+  h->a  = r + t * (g->a - r);
+  h->b  = r + t * (g->b - r);
+  h->c  = r + t * (g->c - r);
+  h->n1 = 2 + t * (g->n1 - 2);
+  h->n2 = 2 + t * (g->n2 - 2);
+  h->ia   = 1.0 / h->a;
+  h->ib   = 1.0 / h->b;
+  h->ic   = 1.0 / h->c;
+  h->e12  = h->n1 / h->n2 - 2.0;
+  h->in1  = 1.0 / h->n1;
+  h->k1   = (h->n1 - 2 == PetscFloorReal(h->n1 - 2) && h->n1 - 2 <= 30) ? (int)(h->n1 - 2) : -1;
+  h->k2   = (h->n2 - 2 == PetscFloorReal(h->n2 - 2) && h->n2 - 2 <= 30) ? (int)(h->n2 - 2) : -1;
+  h->same = h->n1 == h->n2 ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* the root alpha of F(X + alpha n) = 0 where the line leaves the body in direction n (the
+   outward side: dF/dalpha > 0 there), by Newton's method (eq. (37)) from alpha0. From a cold
+   start (alpha0 = 0) Newton runs on the gauge G = (F + 1)^(1/n1) - 1, which has the same zero
+   and grows linearly along rays, so that it converges in a few steps even for large n1; by
+   convexity the iterates approach the root monotonically from outside after the first step.
+   From a warm start (the previous step's root, close) F itself is used. g, H: gradient and
+   Hessian (solver frame) at the last evaluation, within the last step (<= 1e-6) of the root. */
+static PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal g[3], PetscReal H[6])
+{
+  PetscReal Xa[3], y[3];
+
+  for (int it = 0; it < 60; it++) {
+    PetscReal F, dF, step;
+    for (int j = 0; j < 3; j++) Xa[j] = X[j] + al * n[j];
+    F  = DemSQSideEval(S, Xa, g, H, y);
+    dF = g[0] * n[0] + g[1] * n[1] + g[2] * n[2];
+    if (gauge) {
+      PetscReal G, Fp = F + 1 > 1e-300 ? F + 1 : 1e-300;
+      G    = PetscPowReal(Fp, S->g->in1);
+      step = (G - 1) / (S->g->in1 * G / Fp * dF);
+    } else step = F / dF;
+    if (!(dF > 0) || !(PetscAbsReal(step) < 10)) { /* far off: restart from the midway point on the gauge */
+      if (gauge) break;
+      gauge = PETSC_TRUE;
+      al    = 0;
+      continue;
+    }
+    al -= step;
+    /* quadratic convergence: what remains after a step s is of order s^2 */
+    if (PetscAbsReal(step) <= 1e-6 * (1 + PetscAbsReal(al))) break;
+  }
+  return al;
+}
+
+void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *warm, DemSQResult *res)
+{
+  const PetscReal L  = 0.5 * (A->s * A->g->rbound + B->s * B->g->rbound), iL = 1.0 / L;
+  PetscReal       O[3], Z[4], best[4] = {0, 0, 0, 1}, bestrel = PETSC_MAX_REAL, nv[3], nn, gra[3], grb[3], Ha[6], Hb[6], aa, ab;
+  DemSQSide       S[2];
+  DemSQSys        sys;
+  PetscBool       ok = PETSC_FALSE, warmline = PETSC_FALSE;
+  const DemSQBody *Bd[2] = {A, B};
+
+  res->iterations = 0;
+  res->stages     = 0;
+  for (int j = 0; j < 3; j++) O[j] = 0.5 * (A->x[j] + B->x[j]);
+  /* solver frame: a's axes, origin O, unit L */
+  for (int i = 0; i < 2; i++) {
+    const PetscReal *RA = A->R, *RB = Bd[i]->R;
+    PetscReal        d[3] = {(Bd[i]->x[0] - O[0]) * iL, (Bd[i]->x[1] - O[1]) * iL, (Bd[i]->x[2] - O[2]) * iL};
+    S[i].g     = Bd[i]->g;
+    S[i].kap   = L / Bd[i]->s;
+    S[i].ident = i == 0 ? PETSC_TRUE : PETSC_FALSE;
+    for (int j = 0; j < 3; j++) S[i].c[j] = RA[j] * d[0] + RA[3 + j] * d[1] + RA[6 + j] * d[2];
+    for (int r = 0; r < 3; r++)
+      for (int c = 0; c < 3; c++) S[i].R[3 * r + c] = RA[r] * RB[c] + RA[3 + r] * RB[3 + c] + RA[6 + r] * RB[6 + c];
+  }
+  if (warm && warm->valid) { /* the previous solution, carried with body a */
+    for (int j = 0; j < 3; j++) Z[j] = warm->X[j] * iL + S[0].c[j];
+    Z[3] = warm->mu;
+    ok   = DemSQNewton(S, Z, DEM_SQ_TOL, &res->iterations, &sys);
+    if (sys.rel < bestrel) bestrel = sys.rel, best[0] = Z[0], best[1] = Z[1], best[2] = Z[2], best[3] = Z[3];
+    warmline = ok && (warm->al[0] != 0 || warm->al[1] != 0) ? PETSC_TRUE : PETSC_FALSE;
+  }
+  if (!ok) { /* shape continuation, 002 steps 1-5 */
+    const PetscReal ra = A->s * A->g->rvol, rb = B->s * B->g->rvol;
+    PetscReal       t = 0, h = 1.0 / DEM_SQ_NCONT;
+    DemSQGeom       G[2];
+    for (int j = 0; j < 3; j++) Z[j] = (rb * S[0].c[j] + ra * S[1].c[j]) / (ra + rb);
+    Z[3] = PetscSqrtReal(rb / ra);
+    while (t < 1) {
+      PetscReal tn = t + h > 1 - 1e-12 ? 1 : t + h, Zt[4] = {Z[0], Z[1], Z[2], Z[3]};
+      PetscBool sok;
+      DemSQStageGeom(Bd[0]->g, tn, &G[0]);
+      DemSQStageGeom(Bd[1]->g, tn, &G[1]);
+      S[0].g = &G[0];
+      S[1].g = &G[1];
+      sok    = DemSQNewton(S, Zt, tn < 1 ? DEM_SQ_TOL_MID : DEM_SQ_TOL, &res->iterations, &sys);
+      res->stages++;
+      if (sok) {
+        for (int j = 0; j < 4; j++) Z[j] = Zt[j];
+        t = tn;
+        h = PetscMin(2 * h, 1.0 / DEM_SQ_NCONT);
+      } else {
+        if (tn == 1 && sys.rel < bestrel) bestrel = sys.rel, best[0] = Zt[0], best[1] = Zt[1], best[2] = Zt[2], best[3] = Zt[3];
+        h *= 0.5;
+        if (h < 1.0 / 4096) break;
+      }
+    }
+    S[0].g = A->g;
+    S[1].g = B->g;
+    ok     = t >= 1 ? PETSC_TRUE : PETSC_FALSE;
+  }
+  if (!ok) {
+    for (int j = 0; j < 4; j++) Z[j] = best[j];
+    DemSQSystem(S, Z, PETSC_FALSE, &sys);
+  }
+  res->converged = ok;
+  res->Fmid      = sys.F[0];
+  /* contact line through X along n = grad F_a / |grad F_a| (from a towards b), eq. (36)-(37) */
+  nn = PetscSqrtReal(sys.ga[0] * sys.ga[0] + sys.ga[1] * sys.ga[1] + sys.ga[2] * sys.ga[2]);
+  for (int j = 0; j < 3; j++) nv[j] = nn > 0 ? sys.ga[j] / nn : (S[1].c[j] - S[0].c[j]);
+  aa = DemSQLineRoot(&S[0], Z, nv, warmline ? warm->al[0] : 0, warmline ? PETSC_FALSE : PETSC_TRUE, gra, Ha);
+  {
+    PetscReal mn[3] = {-nv[0], -nv[1], -nv[2]};
+    ab = -DemSQLineRoot(&S[1], Z, mn, warmline ? -warm->al[1] : 0, warmline ? PETSC_FALSE : PETSC_TRUE, grb, Hb);
+  }
+  res->gap = (ab - aa) * L;
+  { /* back to the world frame */
+    const PetscReal *R = A->R;
+    PetscReal        pm[3];
+    for (int j = 0; j < 3; j++) pm[j] = Z[j] + 0.5 * (aa + ab) * nv[j];
+    for (int j = 0; j < 3; j++) {
+      res->X0[j]  = O[j] + L * (R[3 * j] * Z[0] + R[3 * j + 1] * Z[1] + R[3 * j + 2] * Z[2]);
+      res->nrm[j] = -(R[3 * j] * nv[0] + R[3 * j + 1] * nv[1] + R[3 * j + 2] * nv[2]);
+      res->p[j]   = O[j] + L * (R[3 * j] * pm[0] + R[3 * j + 1] * pm[1] + R[3 * j + 2] * pm[2]);
+    }
+  }
+  res->Ra = DemSQHertzRadiusFrom_Private(A->g, A->s, gra, Ha, L);
+  res->Rb = DemSQHertzRadiusFrom_Private(B->g, B->s, grb, Hb, L);
+  /* separated: the plane through X normal to n separates the copies scaled by
+     lambda = (1 + F)^(1/n1) > 1, hence the bodies by at least
+     (1 - 1/lambda_a) n.(X - x_a) + (1 - 1/lambda_b) n.(x_b - X) */
+  res->sep = 0;
+  if (ok && sys.F[0] > 0) {
+    PetscReal la = PetscPowReal(1 + sys.F[0], A->g->in1), lb = PetscPowReal(1 + sys.F[1], B->g->in1), da = 0, db = 0;
+    for (int j = 0; j < 3; j++) da += nv[j] * (Z[j] - S[0].c[j]), db += nv[j] * (S[1].c[j] - Z[j]);
+    if (da > 0 && db > 0) res->sep = L * ((1 - 1 / la) * da + (1 - 1 / lb) * db);
+  }
+  if (warm) {
+    if (ok) {
+      for (int j = 0; j < 3; j++) warm->X[j] = L * (Z[j] - S[0].c[j]);
+      warm->mu    = Z[3];
+      warm->al[0] = aa;
+      warm->al[1] = ab;
+      warm->valid = PETSC_TRUE;
+    } else warm->valid = PETSC_FALSE;
+    warm->sep = 0;
+  }
+}
+
+/* ---------------------------------------------------------------- colliders */
+
+static inline void DemSQAppend(DemContactList *out, PetscInt c, PetscInt a, PetscInt b, PetscInt hist, const DemSQResult *r, const PetscReal xa[3], const PetscReal xb[3])
+{
+  out->a[c]       = a;
+  out->b[c]       = b;
+  out->feature[c] = 0;
+  out->hist[c]    = hist;
+  out->gap[c]     = r->gap;
+  out->reff[c]    = r->Ra * r->Rb / (r->Ra + r->Rb);
+  for (int j = 0; j < 3; j++) {
+    out->nrm[3 * c + j] = r->nrm[j];
+    out->p[3 * c + j]   = r->p[j];
+    out->ra[3 * c + j]  = r->p[j] - xa[j];
+    out->rb[3 * c + j]  = r->p[j] - xb[j];
+  }
+}
+
+/* a bound on how far any point of a body of bounding radius r moved between orientations q0
+   and q (rotation angle theta <= pi sin(theta/2), sin(theta/2) = sqrt(1 - (q.q0)^2)) */
+static inline PetscReal DemSQRotBound(const PetscReal q[4], const PetscReal q0[4], PetscReal r)
+{
+  PetscReal c = q[0] * q0[0] + q[1] * q0[1] + q[2] * q0[2] + q[3] * q0[3], s2 = 1 - c * c;
+  return s2 > 0 ? PETSC_PI * r * PetscSqrtReal(s2) : 0;
+}
+
+/* the pairs of a batch between two bodies that are superquadrics or spheres (sphere first) */
+static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemContactList *out, PetscBool asphere)
+{
+  DemSim           sim = pb->sim;
+  DemBodyStore    *bs;
+  const PetscReal *x = pb->state->x, *q = pb->state->q;
+  static const PetscReal qid[4] = {1, 0, 0, 0};
+  struct timespec  t0, t1;
+  DemSQStats      *st0 = NULL, *st = NULL;
+  int              lasta = -1, lastb = -1;
+  const DemSQGeom *gA = NULL, *gB = NULL;
+  DemShape         own = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(DemSimGetBodies(sim, &bs));
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0); /* CPU time: not inflated by other processes */
+  for (PetscInt k = 0; k < pb->n; k++) {
+    const PetscInt   a = pb->a[k], b = pb->b[k];
+    const PetscReal *qa = asphere ? qid : q + 4 * a, *qb = q + 4 * b;
+    DemSQBody        A, B;
+    DemSQWarm       *w = NULL;
+    DemSQResult      r;
+    PetscReal        d2 = 0, dx[3], rs = bs->radius[a] + bs->radius[b] + skin;
+
+    if (bs->shape[a] != lasta || bs->shape[b] != lastb) { /* shapes repeat along a batch */
+      DemShape sha = sim->shapes[bs->shape[a]], shb = sim->shapes[bs->shape[b]];
+      lasta = bs->shape[a];
+      lastb = bs->shape[b];
+      own   = asphere ? shb : sha;
+      st    = DemShapeSuperquadricStats_Private(own);
+      gA    = asphere ? DemSQUnitSphere_Private() : DemShapeSuperquadricGeom_Private(sha);
+      gB    = DemShapeSuperquadricGeom_Private(shb);
+      if (!st0) st0 = st;
+    }
+    A.g = gA;
+    B.g = gB;
+    A.s = bs->radius[a] / gA->rbound;
+    B.s = bs->radius[b] / gB->rbound;
+    for (int j = 0; j < 3; j++) {
+      A.x[j] = x[3 * a + j];
+      B.x[j] = x[3 * b + j] + (pb->shift ? pb->shift[3 * k + j] : 0);
+      dx[j]  = B.x[j] - A.x[j];
+      d2 += dx[j] * dx[j];
+    }
+    if (pb->pair) PetscCall(DemShapeSuperquadricWarm_Private(own, sim, pb->pair[k], bs->gid[a], bs->gid[b], &w));
+    if (d2 >= rs * rs) {
+      if (w) w->valid = PETSC_FALSE, w->sep = 0;
+      continue;
+    }
+    if (w && w->sep > 0) { /* still certainly farther apart than skin since the last solve? */
+      PetscReal m0 = dx[0] - w->dx0[0], m1 = dx[1] - w->dx0[1], m2 = dx[2] - w->dx0[2];
+      PetscReal mv = PetscSqrtReal(m0 * m0 + m1 * m1 + m2 * m2) + DemSQRotBound(qa, w->qa0, bs->radius[a]) + DemSQRotBound(qb, w->qb0, bs->radius[b]);
+      if (mv < w->sep - skin) {
+        st->skipped++;
+        continue;
+      }
+    }
+    if (asphere) {
+      A.R[0] = A.R[4] = A.R[8] = 1;
+      A.R[1] = A.R[2] = A.R[3] = A.R[5] = A.R[6] = A.R[7] = 0;
+    } else DemQuatToMatrix(qa, A.R);
+    DemQuatToMatrix(qb, B.R);
+    if (!(w && w->valid)) { /* a pair solved last time is close: no box test */
+      PetscReal sep = DemSQOBBSeparation_Private(&A, &B, skin);
+      if (sep > skin) { /* the boxes are apart: a certificate as well */
+        if (w) {
+          w->valid = PETSC_FALSE;
+          w->sep   = sep;
+          for (int j = 0; j < 3; j++) w->dx0[j] = dx[j];
+          for (int j = 0; j < 4; j++) w->qa0[j] = qa[j], w->qb0[j] = qb[j];
+        }
+        st->obbreject++;
+        continue;
+      }
+    }
+    {
+      PetscBool wasvalid = (w && w->valid) ? PETSC_TRUE : PETSC_FALSE;
+      DemSQCollide_Private(&A, &B, w, &r);
+      st->solves++;
+      st->iterations += r.iterations;
+      if (r.stages) st->continuations++;
+      else if (wasvalid) st->warm++;
+      if (w && r.sep > skin) { /* the certificate for the next steps */
+        w->sep = r.sep;
+        for (int j = 0; j < 3; j++) w->dx0[j] = dx[j];
+        for (int j = 0; j < 4; j++) w->qa0[j] = qa[j], w->qb0[j] = qb[j];
+      }
+      if (!r.converged) {
+        st->failures++;
+        if (!(r.Fmid < 0)) continue; /* counted; no overlap to report from the best iterate */
+      }
+    }
+    if (r.gap < skin) {
+      PetscInt c;
+      PetscCall(DemContactListAppend(out, &c));
+      DemSQAppend(out, c, a, b, pb->pair ? pb->pair[k] : -1, &r, A.x, B.x);
+    }
+  }
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+  if (st0) st0->seconds += (PetscLogDouble)(t1.tv_sec - t0.tv_sec) + 1e-9 * (PetscLogDouble)(t1.tv_nsec - t0.tv_nsec);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_EXTERN PetscErrorCode DemCollide_SuperquadricSuperquadric(DemShapeKind, DemShapeKind, const DemPairBatch *, PetscReal, DemContactList *);
+PetscErrorCode DemCollide_SuperquadricSuperquadric(DemShapeKind ka, DemShapeKind kb, const DemPairBatch *pb, PetscReal skin, DemContactList *out)
+{
+  PetscFunctionBegin;
+  PetscCall(DemCollideSQ(pb, skin, out, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+DEM_STYLE(collider, "superquadric/superquadric", DemCollide_SuperquadricSuperquadric)
+
+PETSC_EXTERN PetscErrorCode DemCollide_SphereSuperquadric(DemShapeKind, DemShapeKind, const DemPairBatch *, PetscReal, DemContactList *);
+PetscErrorCode DemCollide_SphereSuperquadric(DemShapeKind ka, DemShapeKind kb, const DemPairBatch *pb, PetscReal skin, DemContactList *out)
+{
+  PetscFunctionBegin;
+  PetscCall(DemCollideSQ(pb, skin, out, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+DEM_STYLE(collider, "sphere/superquadric", DemCollide_SphereSuperquadric)
+
+/*
+  Superquadric (a) against plane (b), eq. (26)-(33): with n the plane's world normal (towards
+  the free side), the extreme point of a towards the plane is the support point of a in the
+  direction -n; gap = its height above the plane.
+*/
+PETSC_EXTERN PetscErrorCode DemCollide_SuperquadricPlane(DemShapeKind, DemShapeKind, const DemPairBatch *, PetscReal, DemContactList *);
+PetscErrorCode DemCollide_SuperquadricPlane(DemShapeKind ka, DemShapeKind kb, const DemPairBatch *pb, PetscReal skin, DemContactList *out)
+{
+  DemSim           sim = pb->sim;
+  DemBodyStore    *bs;
+  const PetscReal *x = pb->state->x, *q = pb->state->q;
+
+  PetscFunctionBegin;
+  PetscCall(DemSimGetBodies(sim, &bs));
+  for (PetscInt k = 0; k < pb->n; k++) {
+    const PetscInt   a = pb->a[k], b = pb->b[k];
+    const DemSQGeom *g = DemShapeSuperquadricGeom_Private(sim->shapes[bs->shape[a]]);
+    PetscReal        n0[3], n[3], d[3], y[3], ps[3], h, s = bs->radius[a] / g->rbound;
+    PetscInt         c;
+    PetscCall(DemPlaneGetNormal(sim->shapes[bs->shape[b]], n0));
+    DemQuatRotate(&q[4 * b], n0, n);
+    /* bounding sphere first: most bodies are far from most walls */
+    h = (x[3 * a] - x[3 * b]) * n[0] + (x[3 * a + 1] - x[3 * b + 1]) * n[1] + (x[3 * a + 2] - x[3 * b + 2]) * n[2];
+    if (h - bs->radius[a] >= skin) continue;
+    for (int j = 0; j < 3; j++) n0[j] = -n[j];
+    DemQuatRotateInv(&q[4 * a], n0, d);
+    DemSQSupport_Private(g, d, y);
+    for (int j = 0; j < 3; j++) y[j] *= s;
+    DemQuatRotate(&q[4 * a], y, ps);
+    for (int j = 0; j < 3; j++) ps[j] += x[3 * a + j];
+    h = (ps[0] - x[3 * b]) * n[0] + (ps[1] - x[3 * b + 1]) * n[1] + (ps[2] - x[3 * b + 2]) * n[2];
+    if (h >= skin) continue;
+    PetscCall(DemContactListAppend(out, &c));
+    out->a[c]       = a;
+    out->b[c]       = b;
+    out->feature[c] = 0;
+    out->hist[c]    = pb->pair ? pb->pair[k] : -1;
+    out->gap[c]     = h;
+    for (int j = 0; j < 3; j++) y[j] /= s;
+    out->reff[c] = DemSQHertzRadius_Private(g, s, y);
+    for (int j = 0; j < 3; j++) {
+      out->nrm[3 * c + j] = n[j];
+      out->p[3 * c + j]   = ps[j] - 0.5 * h * n[j];
+      out->ra[3 * c + j]  = out->p[3 * c + j] - x[3 * a + j];
+      out->rb[3 * c + j]  = out->p[3 * c + j] - x[3 * b + j];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+DEM_STYLE(collider, "superquadric/plane", DemCollide_SuperquadricPlane)
