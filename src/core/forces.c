@@ -305,7 +305,7 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
     }
     char      *touched = sim->touched;
     PetscReal *hist    = nl->history;
-    memset(touched, 0, (size_t)nl->npairs);
+    if (nl->npairs) memset(touched, 0, (size_t)nl->npairs); /* touched is NULL without pairs (UBSan) */
     for (PetscInt c = 0; c < cl->n; c++)
       if (cl->hist[c] >= 0 && cl->gap[c] < sim->laws[cl->law[c]]->activation) touched[cl->hist[c]] = 1;
     for (PetscInt gi = 0; gi < nl->ngroups; gi++) {

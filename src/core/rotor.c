@@ -25,10 +25,20 @@
    pi <- R_k(phi)^T pi */
 static inline void DemRotorSub(int k, PetscReal tau, const PetscReal I[3], PetscReal q[4], PetscReal pi[3])
 {
-  const PetscReal phi = tau * pi[k] / I[k], c = PetscCosReal(phi), s = PetscSinReal(phi);
-  const PetscReal ch = PetscCosReal(0.5 * phi), sh = PetscSinReal(0.5 * phi);
+  const PetscReal phi = tau * pi[k] / I[k], h = 0.5 * phi, h2 = h * h;
   const int       i = (k + 1) % 3, j = (k + 2) % 3;
-  PetscReal       r[4] = {ch, 0, 0, 0}, qn[4], pi_i, pi_j;
+  PetscReal       ch, sh, c, s, r[4], qn[4], pi_i, pi_j;
+
+  if (PetscAbsReal(h) < 1e-2) { /* the series to round-off (next terms ~ h^10/10! < 1e-26) */
+    ch = 1 - h2 / 2 * (1 - h2 / 12 * (1 - h2 / 30 * (1 - h2 / 56)));
+    sh = h * (1 - h2 / 6 * (1 - h2 / 20 * (1 - h2 / 42 * (1 - h2 / 72))));
+  } else {
+    ch = PetscCosReal(h);
+    sh = PetscSinReal(h);
+  }
+  c    = 1 - 2 * sh * sh; /* cos phi, sin phi from the half angle */
+  s    = 2 * sh * ch;
+  r[0] = ch, r[1] = r[2] = r[3] = 0;
 
   r[1 + k] = sh;
   DemQuatMul(q, r, qn);

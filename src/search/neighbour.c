@@ -120,9 +120,9 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
     if (!DemIsWall(bs, i)) { rmax = PetscMax(rmax, bs->radius[i]); np++; }
   cut = 2 * rmax + sim->skin;
   if (!(cut > 0)) cut = 1;
-  for (int d = 0; d < 3; d++) {
-    nl->nc[d] = PetscMax(1, (PetscInt)PetscFloorReal(L[d] / cut));
-    if (nl->nc[d] > 100000) nl->nc[d] = 100000;
+  for (int d = 0; d < 3; d++) { /* clamped before the conversion: L may be huge (fuzzing) */
+    PetscReal c = PetscFloorReal(L[d] / cut);
+    nl->nc[d]   = c >= 100000 ? 100000 : c >= 1 ? (PetscInt)c : 1;
   }
   /* bound the number of cells by a few per body (tall, sparse boxes) */
   while ((double)nl->nc[0] * nl->nc[1] * nl->nc[2] > 8.0 * np + 1000) {
@@ -150,8 +150,9 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       PetscInt ci[3];
       if (DemIsWall(bs, i)) { cellof[i] = -1; continue; }
       for (int d = 0; d < 3; d++) {
-        PetscInt c = (PetscInt)PetscFloorReal((x[3 * i + d] - sim->lo[d]) / nl->cell[d]);
-        ci[d]      = PetscMin(PetscMax(c, 0), nl->nc[d] - 1);
+        /* clamped before the conversion: a body far outside the box (no domain: key, fuzzing) */
+        PetscReal c = PetscFloorReal((x[3 * i + d] - sim->lo[d]) / nl->cell[d]);
+        ci[d]       = c >= nl->nc[d] - 1 ? nl->nc[d] - 1 : c >= 0 ? (PetscInt)c : 0;
       }
       cellof[i]                = (ci[2] * nl->nc[1] + ci[1]) * nl->nc[0] + ci[0];
       nl->cellnext[i]          = nl->cellhead[cellof[i]];

@@ -64,6 +64,24 @@ static PetscErrorCode DemShapeSetFromConfig_Superquadric(DemShape, DemNode);
 /* u^e for u >= 0, e >= 0; k = e when e is a small integer (then by multiplication), else -1 */
 static inline PetscReal DemSQPow(PetscReal u, int k, PetscReal e)
 {
+  switch (k) { /* blockiness 2, 3, 4, 6, 8, 10 */
+  case 0: return 1;
+  case 1: return u;
+  case 2: return u * u;
+  case 4: {
+    PetscReal u2 = u * u;
+    return u2 * u2;
+  }
+  case 6: {
+    PetscReal u2 = u * u;
+    return u2 * u2 * u2;
+  }
+  case 8: {
+    PetscReal u2 = u * u, u4 = u2 * u2;
+    return u4 * u4;
+  }
+  default: break;
+  }
   if (k >= 0) {
     PetscReal r = 1, p = u;
     while (k) {
@@ -363,6 +381,20 @@ static PetscErrorCode DemSQWarmGrow(DemShape_Superquadric *sq, PetscInt n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode DemShapeSuperquadricWarmArrays_Private(DemShape s, DemSim sim, PetscInt *cap, const int64_t **ga, const int64_t **gb, DemSQWarm **w)
+{
+  DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
+  DemSQWarm             *dummy;
+
+  PetscFunctionBegin;
+  if (sq->nbuilds != sim->nl.nbuilds) PetscCall(DemShapeSuperquadricWarm_Private(s, sim, 0, -2, -2, &dummy)); /* migrates the slots */
+  *cap = sq->cap;
+  *ga  = sq->ga;
+  *gb  = sq->gb;
+  *w   = sq->w;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DemShapeSuperquadricWarm_Private(DemShape s, DemSim sim, PetscInt pair, int64_t ga, int64_t gb, DemSQWarm **w)
 {
   DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
@@ -387,6 +419,7 @@ PetscErrorCode DemShapeSuperquadricWarm_Private(DemShape s, DemSim sim, PetscInt
     sq->gb[pair] = gb;
     sq->w[pair].valid = v ? PETSC_TRUE : PETSC_FALSE;
     sq->w[pair].sep   = 0;
+    sq->w[pair].hasb  = PETSC_FALSE;
     sq->w[pair].al[0] = sq->w[pair].al[1] = 0;
     if (v) {
       sq->w[pair].X[0] = v[0];

@@ -45,6 +45,8 @@ typedef struct {
    that far */
 typedef struct {
   PetscReal X[3], mu;
+  PetscReal Xb[3];                /* the midway point in the body frame of b (m) */
+  PetscBool hasb;                 /* Xb is set (not after a rebuild of the neighbour list) */
   PetscReal al[2];                /* alpha_a, alpha_b of eq. (36) in solver units; 0: none */
   PetscReal sep;                  /* > 0: distance lower bound (m) at dx0, qa0, qb0 */
   PetscReal dx0[3], qa0[4], qb0[4];
@@ -100,3 +102,6 @@ PETSC_EXTERN DemSQStats      *DemShapeSuperquadricStats_Private(DemShape);
 /* the warm-start store of a superquadric shape: slot of pair `pair` of the neighbour list for
    the pair of global ids (ga, gb); never NULL */
 PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricWarm_Private(DemShape, DemSim, PetscInt pair, int64_t ga, int64_t gb, DemSQWarm **w);
+/* the store's slot arrays after bringing them up to the current neighbour list, for a fast
+   path (slot `pair` is the pair's when pair < cap and its ids match; else call the above) */
+PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricWarmArrays_Private(DemShape, DemSim, PetscInt *cap, const int64_t **ga, const int64_t **gb, DemSQWarm **w);

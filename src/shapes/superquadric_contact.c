@@ -246,7 +246,9 @@ static void DemSQStageGeom(const DemSQGeom *g, PetscReal t, DemSQGeom *h)
    and grows linearly along rays, so that it converges in a few steps even for large n1; by
    convexity the iterates approach the root monotonically from outside after the first step.
    From a warm start (the previous step's root, close) F itself is used. g, H: gradient and
-   Hessian (solver frame) at the last evaluation, within the last step (<= 1e-6) of the root. */
+   Hessian (solver frame) at the last evaluation, within the last step of the root. Newton
+   stops after a step below 1e-5 (solver units): by quadratic convergence the root is then
+   known to ~1e-10 L, far below any overlap a contact law acts on. */
 static PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal g[3], PetscReal H[6])
 {
   PetscReal Xa[3], y[3];
@@ -269,7 +271,7 @@ static PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const P
     }
     al -= step;
     /* quadratic convergence: what remains after a step s is of order s^2 */
-    if (PetscAbsReal(step) <= 1e-6 * (1 + PetscAbsReal(al))) break;
+    if (PetscAbsReal(step) <= 1e-5 * (1 + PetscAbsReal(al))) break;
   }
   return al;
 }
@@ -294,11 +296,16 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
     S[i].kap   = L / Bd[i]->s;
     S[i].ident = i == 0 ? PETSC_TRUE : PETSC_FALSE;
     for (int j = 0; j < 3; j++) S[i].c[j] = RA[j] * d[0] + RA[3 + j] * d[1] + RA[6 + j] * d[2];
+    if (i == 0) continue; /* a's own frame: no rotation */
     for (int r = 0; r < 3; r++)
       for (int c = 0; c < 3; c++) S[i].R[3 * r + c] = RA[r] * RB[c] + RA[3 + r] * RB[3 + c] + RA[6 + r] * RB[6 + c];
   }
   if (warm && warm->valid) { /* the previous solution, carried with body a */
     for (int j = 0; j < 3; j++) Z[j] = warm->X[j] * iL + S[0].c[j];
+    if (warm->hasb) { /* the point moves with both bodies: the mean of the two predictions */
+      const PetscReal *R = S[1].R, *xb = warm->Xb;
+      for (int j = 0; j < 3; j++) Z[j] = 0.5 * (Z[j] + S[1].c[j] + iL * (R[3 * j] * xb[0] + R[3 * j + 1] * xb[1] + R[3 * j + 2] * xb[2]));
+    }
     Z[3] = warm->mu;
     ok   = DemSQNewton(S, Z, DEM_SQ_TOL, &res->iterations, &sys);
     if (sys.rel < bestrel) bestrel = sys.rel, best[0] = Z[0], best[1] = Z[1], best[2] = Z[2], best[3] = Z[3];
@@ -341,7 +348,8 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
   res->Fmid      = sys.F[0];
   /* contact line through X along n = grad F_a / |grad F_a| (from a towards b), eq. (36)-(37) */
   nn = PetscSqrtReal(sys.ga[0] * sys.ga[0] + sys.ga[1] * sys.ga[1] + sys.ga[2] * sys.ga[2]);
-  for (int j = 0; j < 3; j++) nv[j] = nn > 0 ? sys.ga[j] / nn : (S[1].c[j] - S[0].c[j]);
+  nn = nn > 0 ? 1 / nn : 0;
+  for (int j = 0; j < 3; j++) nv[j] = nn > 0 ? sys.ga[j] * nn : (S[1].c[j] - S[0].c[j]);
   aa = DemSQLineRoot(&S[0], Z, nv, warmline ? warm->al[0] : 0, warmline ? PETSC_FALSE : PETSC_TRUE, gra, Ha);
   {
     PetscReal mn[3] = {-nv[0], -nv[1], -nv[2]};
@@ -371,7 +379,11 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
   }
   if (warm) {
     if (ok) {
+      const PetscReal *R = S[1].R;
+      PetscReal        d[3] = {L * (Z[0] - S[1].c[0]), L * (Z[1] - S[1].c[1]), L * (Z[2] - S[1].c[2])};
       for (int j = 0; j < 3; j++) warm->X[j] = L * (Z[j] - S[0].c[j]);
+      for (int j = 0; j < 3; j++) warm->Xb[j] = R[j] * d[0] + R[3 + j] * d[1] + R[6 + j] * d[2];
+      warm->hasb = PETSC_TRUE;
       warm->mu    = Z[3];
       warm->al[0] = aa;
       warm->al[1] = ab;
@@ -419,6 +431,9 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   int              lasta = -1, lastb = -1;
   const DemSQGeom *gA = NULL, *gB = NULL;
   DemShape         own = NULL;
+  PetscInt         wcap = 0;
+  const int64_t   *wga = NULL, *wgb = NULL;
+  DemSQWarm       *warr = NULL;
 
   PetscFunctionBegin;
   PetscCall(DemSimGetBodies(sim, &bs));
@@ -440,6 +455,7 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
       gA    = asphere ? DemSQUnitSphere_Private() : DemShapeSuperquadricGeom_Private(sha);
       gB    = DemShapeSuperquadricGeom_Private(shb);
       if (!st0) st0 = st;
+      if (pb->pair) PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &wga, &wgb, &warr));
     }
     A.g = gA;
     B.g = gB;
@@ -451,7 +467,14 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
       dx[j]  = B.x[j] - A.x[j];
       d2 += dx[j] * dx[j];
     }
-    if (pb->pair) PetscCall(DemShapeSuperquadricWarm_Private(own, sim, pb->pair[k], bs->gid[a], bs->gid[b], &w));
+    if (pb->pair) {
+      const PetscInt p = pb->pair[k];
+      if (p < wcap && wga[p] == bs->gid[a] && wgb[p] == bs->gid[b]) w = &warr[p];
+      else {
+        PetscCall(DemShapeSuperquadricWarm_Private(own, sim, p, bs->gid[a], bs->gid[b], &w));
+        PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &wga, &wgb, &warr)); /* may have grown */
+      }
+    }
     if (d2 >= rs * rs) {
       if (w) w->valid = PETSC_FALSE, w->sep = 0;
       continue;

@@ -2,7 +2,7 @@
   fuzz_common.h - shared by the libFuzzer targets of tests/fuzz (built and run by `make fuzz`,
   tests/fuzz/run.sh): PETSc initialised once without its signal handler (the sanitizers report
   crashes), errors recorded silently as mmdem's main does, a memory limit so that a fuzzed
-  body count is refused instead of allocated (MMDEM_MEMORY_LIMIT, default here 16M), and
+  body count is refused instead of allocated (MMDEM_MEMORY_LIMIT, default here 8M), and
   in-memory files (memfd) that the loaders open by the name /proc/self/fd/N.
 */
 #pragma once
@@ -20,7 +20,7 @@ static int DemFuzzInit(void)
   done = 1;
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  setenv("MMDEM_MEMORY_LIMIT", "16M", 0);
+  setenv("MMDEM_MEMORY_LIMIT", "8M", 0);
   unsetenv("MMDEM_PLUGIN_PATH");
   if (PetscOptionsSetValue(NULL, "-no_signal_handler", NULL)) return 1;
   if (PetscInitializeNoArguments()) return 1;

@@ -66,8 +66,10 @@ if [[ " $FUZZ_TARGETS " == *" checkpoint "* ]]; then
 fi
 
 export ASAN_OPTIONS="detect_leaks=1:verify_asan_link_order=0:allocator_may_return_null=1"
+export LSAN_OPTIONS="suppressions=$R/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-export MMDEM_MEMORY_LIMIT=${MMDEM_MEMORY_LIMIT:-16M}
+# a fuzzed body count is refused, not allocated: at most a few thousand bodies per input
+export MMDEM_MEMORY_LIMIT=${MMDEM_MEMORY_LIMIT:-8M}
 cc -shared -fPIC -O2 -o "$B/nodlclose.so" "$R/tests/tools/nodlclose.c"
 status=0
 summary=""
