@@ -4,26 +4,29 @@
 speed"), for blockiness n1 = n2 = 2 and 10; prints microseconds per contact pair per step in
 the dynamic and the static regime.
 
-usage: benchmarks/superquadric_settle/bench.py [--quick] [--n 2,10] [--mmdem PATH] [--time T]
+usage: benchmarks/superquadric_settle/bench.py [--quick] [--n 2,10] [--mmdem PATH] [--dir DIR]
 
 Set-up (002's Table 2 is not in the text we have; these are our choices): half-axes
 [4, 3, 2] mm, density 2500 kg/m^3, Hertz-Mindlin with E = 1 GPa, nu = 0.3, restitution 0.5,
-friction 0.5, the mean-curvature Hertz radius (q = 10); bodies start on a 9 x 9 x 13 lattice
-(spacing = the n = 10 bounding diameter + 0.6 mm), 1000 of its points, with random
-orientations (seeded) and at rest; planes at z = 0 and z = 0.25 m; velocity Verlet,
-dt = 1e-5 s, 0.6 s of simulated time (--quick: 0.15 s). Thermo every 200 steps.
+friction 0.5, the mean-curvature Hertz radius (q = 10); 1000 bodies start at rest on a
+9 x 9 x 13 lattice (spacing 11.1 mm; the n = 10 bounding diameter is 10.3 mm) with random
+orientations (seeded); planes at z = 0 and z = 0.25 m; velocity Verlet, dt = 1e-5 s.
 
-Regimes, from thermo.csv (wall_s, contacts, kinetic energy): for each thermo interval the time
-per step divided by the contacts at its end (contacts = overlapping pairs, the thermo column)
-is "us per contact pair per step". Dynamic: the intervals while the kinetic energy is above
-10 % of its peak after the first contacts; static: the intervals of the last 20 % of the run
-when the kinetic energy is below 1 % of its peak. The median of each is printed, together
-with the narrow-phase time per candidate pair the superquadric shape reports at the end of the
-run (its own clock around the colliders).
+Timing is CPU time of the mmdem process (getrusage), not wall time, so that other processes
+on the machine do not inflate it; a regime's cost is the difference of two runs that differ
+only in their length, divided by the steps between them and the mean number of contacts
+(thermo `contacts`: touching pairs, walls included) over those steps:
+  dynamic: the settling run from t = 0.10 s to 0.30 s (bodies landing and the bed forming);
+  static:  the bed of the 0.6 s settling run, restarted at rest, from 1000 to 6000 steps.
+That is "us per contact pair per step" of the whole program (search, contacts, laws,
+integration, output), as 002 reports it. The superquadric shape's own line at the end of each
+run adds the narrow-phase CPU time per pair check (its clock around the colliders).
 002 reports about 3 us (dynamic) and 1.6 us (static) per contact pair for N = 10 on an
 Intel i7-4790 with LIGGGHTS; our goal is at most 1.5 and 0.5 us.
 LIGGGHTS comparison: impossible here - Debian's `liggghts` package has no superquadric
 support (BUILD-NOTES.md), so only mmdem runs.
+--quick: n = 10 only, dynamic 0.10 -> 0.15 s, settling 0.3 s, static 500 -> 2500 steps (a smoke
+test of the harness; the bed is not settled).
 """
 import argparse
 import csv
@@ -31,32 +34,29 @@ import math
 import os
 import random
 import re
+import resource
 import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HERE = os.path.dirname(os.path.abspath(__file__))
+DT = 1.0e-5
 
 
-def quat():
-    u1, u2, u3 = random.random(), random.random(), random.random()
+def quat(rng):
+    u1, u2, u3 = rng.random(), rng.random(), rng.random()
     return (math.sqrt(1 - u1) * math.sin(2 * math.pi * u2), math.sqrt(1 - u1) * math.cos(2 * math.pi * u2),
             math.sqrt(u1) * math.sin(2 * math.pi * u3), math.sqrt(u1) * math.cos(2 * math.pi * u3))
 
 
-def write_bodies(path, seed):
-    random.seed(seed)
+def write_lattice(path, seed):
+    rng = random.Random(seed)
     h = 0.1 / 9  # lattice spacing (periodic box 0.1 m)
-    pts = []
-    for k in range(13):
-        for j in range(9):
-            for i in range(9):
-                pts.append(((i + 0.5) * h, (j + 0.5) * h, 0.008 + k * h))
+    pts = [((i + 0.5) * h, (j + 0.5) * h, 0.008 + k * h) for k in range(13) for j in range(9) for i in range(9)]
     with open(path, "w") as f:
         f.write("x,y,z,qw,qx,qy,qz\n")
         for p in pts[:1000]:
-            q = quat()
-            f.write("%.9g,%.9g,%.9g,%.12g,%.12g,%.12g,%.12g\n" % (p + q))
+            f.write("%.9g,%.9g,%.9g,%.12g,%.12g,%.12g,%.12g\n" % (p + quat(rng)))
 
 
 YAML = """name: sq_settle_n{n}
@@ -73,77 +73,86 @@ bodies:
 walls:
   - {{type: plane, name: floor, point: [0, 0, 0], normal: [0, 0, 1], material: grain}}
   - {{type: plane, name: lid, point: [0, 0, 0.25], normal: [0, 0, -1], material: grain}}
-integrator: {{type: verlet, dt: 1.0e-5}}
-run: {{end_time: {t}}}
-output: {{dir: {out}, vtk_every: -1, thermo_every: 200}}
+integrator: {{type: verlet, dt: {dt}}}
+run: {{steps: {steps}}}
+output: {{dir: {out}, vtk_every: -1, thermo_every: {every}}}
 """
 
 
-def median(v):
-    v = sorted(v)
-    return v[len(v) // 2] if v else float("nan")
+def run(mmdem, d, tag, n, csvp, steps, every):
+    """one mmdem run; returns (CPU seconds, thermo rows, log text)"""
+    y = os.path.join(d, tag + ".yaml")
+    out = os.path.join(d, tag)
+    with open(y, "w") as f:
+        f.write(YAML.format(n=n, csv=csvp, dt=DT, steps=steps, every=every, out=out))
+    log = os.path.join(d, tag + ".log")
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(log, "w") as f:
+        rc = subprocess.call([mmdem, "run", y, "--quiet"], stdout=f, stderr=subprocess.STDOUT)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    text = open(log).read()
+    if rc != 0:
+        sys.exit("%s: mmdem failed (exit %d):\n%s" % (tag, rc, text[-2000:]))
+    rows = list(csv.DictReader(open(os.path.join(out, "thermo.csv"))))
+    return (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime), rows, text
 
 
-def analyse(thermo):
-    rows = list(csv.DictReader(open(thermo)))
-    ke = [float(r["ke_trans"]) + float(r["ke_rot"]) for r in rows]
-    first = next((i for i, r in enumerate(rows) if int(r["contacts"]) > 0), len(rows))
-    peak = max(ke[first:]) if first < len(rows) else 0
-    dyn, sta = [], []
-    for i in range(1, len(rows)):
-        a, b = rows[i - 1], rows[i]
-        ds = int(b["step"]) - int(a["step"])
-        c = int(b["contacts"])
-        if ds <= 0 or c <= 0:
-            continue
-        us = 1e6 * (float(b["wall_s"]) - float(a["wall_s"])) / ds / c
-        if i > first and ke[i] > 0.1 * peak:
-            dyn.append((us, c))
-        if i >= 0.8 * len(rows) and ke[i] < 0.01 * peak:
-            sta.append((us, c))
-    return dyn, sta, rows
+def mean_contacts(rows, s0, s1):
+    c = [int(r["contacts"]) for r in rows if s0 < int(r["step"]) <= s1]
+    return sum(c) / max(1, len(c))
+
+
+def bed_csv(out, path):
+    rows = list(csv.DictReader(open(os.path.join(out, "bodies_final.csv"))))
+    with open(path, "w") as f:
+        f.write("x,y,z,qw,qx,qy,qz\n")
+        for r in rows:
+            f.write(",".join(r[k] for k in ("x", "y", "z", "qw", "qx", "qy", "qz")) + "\n")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="0.15 s of settling (a smoke test)")
-    ap.add_argument("--n", default="2,10", help="blockiness values, comma-separated")
-    ap.add_argument("--time", type=float, default=0.0, help="simulated time [s] (default 0.6, quick 0.15)")
+    ap.add_argument("--quick", action="store_true", help="n = 10, short runs (a smoke test)")
+    ap.add_argument("--n", default="", help="blockiness values, comma-separated (default 2,10)")
     ap.add_argument("--mmdem", default=os.path.join(ROOT, "build", "mmdem"))
     ap.add_argument("--dir", default=os.path.join(HERE, "cache"))
     a = ap.parse_args()
-    t = a.time or (0.15 if a.quick else 0.6)
+    ns = [int(x) for x in (a.n or ("10" if a.quick else "2,10")).split(",") if x]
+    d0, d1, settle, s0, s1 = (10000, 15000, 30000, 500, 2500) if a.quick else (10000, 30000, 60000, 1000, 6000)
     os.makedirs(a.dir, exist_ok=True)
-    csvp = os.path.join(a.dir, "bodies.csv")
-    write_bodies(csvp, 7)
-    print("superquadric_settle: 1000 superquadrics [4, 3, 2] mm in 0.1 x 0.1 x 0.25 m, periodic x, y; "
-          "dt = 1e-5 s, %.3g s simulated (%s)" % (t, a.mmdem))
+    lat = os.path.join(a.dir, "lattice.csv")
+    write_lattice(lat, 7)
+    print("superquadric_settle: 1000 superquadrics [4, 3, 2] mm in 0.1 x 0.1 x 0.25 m, periodic in x and y, "
+          "dt = 1e-5 s (%s)" % a.mmdem)
     print("LIGGGHTS: no comparison possible - Debian's liggghts has no superquadric support (BUILD-NOTES.md)")
     res = []
-    for n in [int(x) for x in a.n.split(",") if x]:
-        out = os.path.join(a.dir, "n%d" % n)
-        y = os.path.join(a.dir, "settle_n%d.yaml" % n)
-        open(y, "w").write(YAML.format(n=n, csv=csvp, t=t, out=out))
-        log = os.path.join(a.dir, "run_n%d.log" % n)
-        with open(log, "w") as f:
-            rc = subprocess.call([a.mmdem, "run", y, "--quiet"], stdout=f, stderr=subprocess.STDOUT)
-        text = open(log).read()
-        if rc != 0:
-            print("n = %d: mmdem failed (exit %d), see %s" % (n, rc, log))
-            print(text[-2000:])
-            continue
-        dyn, sta, rows = analyse(os.path.join(out, "thermo.csv"))
-        m = re.search(r"superquadric sq: .*", text)
-        fails = rows[-1].get("sq_failures", "?")
-        res.append((n, dyn, sta, rows, m.group(0) if m else "", fails))
+    for n in ns:
+        cpu_a, rows_a, _ = run(a.mmdem, a.dir, "n%d_t%d" % (n, d0), n, lat, d0, 500)
+        cpu_b, rows_b, text_b = run(a.mmdem, a.dir, "n%d_t%d" % (n, d1), n, lat, d1, 500)
+        c_dyn = mean_contacts(rows_b, d0, d1)
+        us_dyn = 1e6 * (cpu_b - cpu_a) / (d1 - d0) / c_dyn
+        ke = lambda r: float(r["ke_trans"]) + float(r["ke_rot"])
+        cpu_s, rows_s, text_s = run(a.mmdem, a.dir, "n%d_settle" % n, n, lat, settle, 1000)
+        bed = os.path.join(a.dir, "bed_n%d.csv" % n)
+        bed_csv(os.path.join(a.dir, "n%d_settle" % n), bed)
+        cpu_c, rows_c, _ = run(a.mmdem, a.dir, "n%d_s%d" % (n, s0), n, bed, s0, 100)
+        cpu_d, rows_d, text_d = run(a.mmdem, a.dir, "n%d_s%d" % (n, s1), n, bed, s1, 100)
+        c_sta = mean_contacts(rows_d, s0, s1)
+        us_sta = 1e6 * (cpu_d - cpu_c) / (s1 - s0) / c_sta
+        m_dyn = re.search(r"superquadric sq: .*", text_b)
+        m_sta = re.search(r"superquadric sq: .*", text_d)
+        kes = max(ke(r) for r in rows_s)
+        res.append((n, us_dyn, c_dyn, us_sta, c_sta, ke(rows_s[-1]) / kes, max(ke(r) for r in rows_d if int(r["step"]) > s0) / kes,
+                    rows_s[-1].get("sq_failures", "?"), m_dyn.group(0) if m_dyn else "", m_sta.group(0) if m_sta else ""))
     print()
-    print("%4s %10s %12s %10s %12s %10s %9s %s" % ("n", "dyn us/c", "(contacts)", "stat us/c", "(contacts)", "wall s", "steps", "sq_failures"))
-    for n, dyn, sta, rows, line, fails in res:
-        print("%4d %10.3f %12.0f %10.3f %12.0f %10.1f %9s %s" % (n, median([u for u, c in dyn]), median([c for u, c in dyn]),
-                                                               median([u for u, c in sta]), median([c for u, c in sta]),
-                                                               float(rows[-1]["wall_s"]), rows[-1]["step"], fails))
-    for n, dyn, sta, rows, line, fails in res:
-        print("n = %d: %s" % (n, line))
+    print("%4s %12s %10s %12s %10s %16s %s" % ("n", "dynamic us", "contacts", "static us", "contacts", "KE end/peak", "sq_failures"))
+    for n, ud, cd, us, cs, k1, k2, f, ld, ls in res:
+        print("%4d %12.3f %10.0f %12.3f %10.0f %16.2e %s" % (n, ud, cd, us, cs, k2, f))
+    print("(us = CPU microseconds per contact pair per step of the whole program; KE end/peak: the static window's "
+          "kinetic energy over the settling run's peak)")
+    for n, ud, cd, us, cs, k1, k2, f, ld, ls in res:
+        print("n = %d, dynamic run: %s" % (n, ld))
+        print("n = %d, static run:  %s" % (n, ls))
     print("002 (LIGGGHTS, i7-4790, N = 10): about 3 us dynamic, 1.6 us static per contact pair; goal here: <= 1.5 and <= 0.5 us")
 
 

@@ -31,8 +31,8 @@ there). tc: the shortest collision time mmdem reports (`mmdem check`).
    largest f at which at most 1 % of the steps were rejected.
 
 Usage: bench.py [--mmdem PATH] [--n NX,NY,NZ] [--time T] [--law hooke|hertz] [--out DIR] [--no-scan]
-Defaults: build/mmdem, 6,6,6 (216 spheres), T = 0.06 s. Prints a table; writes
-DIR/results.json (default benchmarks/trapezoid/cache/).
+Defaults: build/mmdem, 6,6,6 (216 spheres), T = 0.06 s, --repeat 3. Prints a table; writes
+DIR/results.json (default out/bench_trapezoid/, ignored by git).
 """
 import argparse
 import csv
@@ -137,7 +137,7 @@ def main():
     ap.add_argument("--mmdem", default=os.path.join(ROOT, "build", "mmdem"))
     ap.add_argument("--n", default="6,6,6")
     ap.add_argument("--time", type=float, default=0.06)
-    ap.add_argument("--out", default=os.path.join(HERE, "cache"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "out", "bench_trapezoid"))
     ap.add_argument("--no-scan", action="store_true")
     ap.add_argument("--law", default="hooke", choices=sorted(LAWS))
     ap.add_argument("--repeat", type=int, default=3, help="cost runs per integrator; the fastest counts")

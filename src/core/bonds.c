@@ -116,8 +116,11 @@ PetscErrorCode DemBondsSetFromConfig_Private(DemSim sim, DemNode root)
   if (params && DemNodeGetType(params) != DEM_NODE_MAP) return DemNodeError(params, "expected a mapping of the law's parameters");
   PetscCall(DemContactLawCreate(sim->comm, &law));
   PetscCall(DemContactLawSetType(law, lawname));
-  if (params) PetscCall(DemContactLawSetFromConfig(law, params, &mp));
-  else { /* no params: the law's complaint gets the location of the bonds: mapping */
+  if (params) { /* on an error the law goes too (no leak: fuzzing) */
+    PetscErrorCode ierr = DemContactLawSetFromConfig(law, params, &mp);
+    if (ierr) PetscCall(DemContactLawDestroy(&law));
+    PetscCall(ierr);
+  } else { /* no params: the law's complaint gets the location of the bonds: mapping */
     PetscErrorCode ierr;
     DemSetLastError("%s", "");
     PetscCall(PetscPushErrorHandler(DemRecordErrorHandler, NULL));

@@ -591,9 +591,11 @@ PetscErrorCode DemCheckpointWriteBytes_Private(DemSim sim, PetscInt step, const 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(dir, sizeof(dir), "%s/checkpoints", sim->out.dir));
   PetscCall(PetscSNPrintf(path, len, "%s/step-%" PetscInt_FMT ".ckpt", dir, step));
-  if (sim->rank == 0) {
-    PetscCall(DemMkdir(dir));
-    ok = DemWriteAtomic(path, b->p, b->n, err, sizeof(err)) == 0;
+  if (sim->rank == 0) { /* errors go to every rank below: no rank waits for a failed one */
+    if (DemMkdir(dir)) {
+      ok = 0;
+      PetscCall(PetscStrncpy(err, DemLastError(), sizeof(err)));
+    } else ok = DemWriteAtomic(path, b->p, b->n, err, sizeof(err)) == 0;
   }
   PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, sim->comm));
   PetscCheck(ok, sim->comm, PETSC_ERR_FILE_WRITE, "checkpoint: %s", sim->rank == 0 ? err : "rank 0 could not write it");

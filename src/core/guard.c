@@ -20,7 +20,7 @@
   of the last good state, closes the output (a last thermo row and VTK frame, bodies_final.csv;
   every file is whole) and exits non-zero.
   Last good state: at every thermo step whose state passed the checks (and at the start), the
-  checkpoint is serialized in memory — a copy of about 300 bytes per body plus 24 + 8 histsize
+  checkpoint is serialized in memory: a copy of about 300 bytes per body plus 48 + 8 histsize
   bytes per neighbour pair, once per thermo_every steps. On a failure it becomes
   DIR/checkpoints/step-<S>.ckpt, S the last good thermo step, whose thermo row and VTK frames
   are in the files; `mmdem run FILE --restart` it with other integrator settings (--set
@@ -124,7 +124,7 @@ PetscErrorCode DemGuardCheckTimeStep_Private(DemSim sim)
   if (!(sim->tc_min < PETSC_MAX_REAL) || !(sim->dt > sim->tc_min)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DemShortestCollision(sim, &tc, &ma, &mb, &vchar));
   if (ma < 0) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscSNPrintf(what, sizeof(what), "dt = %g s exceeds the shortest collision time tc = %g s (law %s between materials %s and %s, smallest bodies, impact speed %g m/s)", (double)sim->dt, (double)tc, sim->laws[sim->pairlaw[ma * sim->nmat + mb]]->type_name, sim->mat[ma].name, sim->mat[mb].name, (double)vchar));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "dt = %g s exceeds the shortest collision time tc = %g s (law %s between materials %s and %s, smallest bodies, impact speed %g m/s)", (double)sim->dt, (double)sim->tc_min, sim->laws[sim->pairlaw[ma * sim->nmat + mb]]->type_name, sim->mat[ma].name, sim->mat[mb].name, (double)vchar));
   if (sim->root) PetscCall(DemNodeGet(sim->root, "integrator", &in));
   if (in) PetscCall(DemNodeGet(in, "dt", &dn));
   if (sim->integ->stability == DEM_INTEGRATOR_EXPLICIT) {

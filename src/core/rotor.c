@@ -27,7 +27,7 @@ static inline void DemRotorSub(int k, PetscReal tau, const PetscReal I[3], Petsc
 {
   const PetscReal phi = tau * pi[k] / I[k], h = 0.5 * phi, h2 = h * h;
   const int       i = (k + 1) % 3, j = (k + 2) % 3;
-  PetscReal       ch, sh, c, s, r[4], qn[4], pi_i, pi_j;
+  PetscReal       ch, sh, c, s, q0 = q[0], qv[3] = {q[1], q[2], q[3]}, pi_i, pi_j;
 
   if (PetscAbsReal(h) < 1e-2) { /* the series to round-off (next terms ~ h^10/10! < 1e-26) */
     ch = 1 - h2 / 2 * (1 - h2 / 12 * (1 - h2 / 30 * (1 - h2 / 56)));
@@ -36,13 +36,13 @@ static inline void DemRotorSub(int k, PetscReal tau, const PetscReal I[3], Petsc
     ch = PetscCosReal(h);
     sh = PetscSinReal(h);
   }
-  c    = 1 - 2 * sh * sh; /* cos phi, sin phi from the half angle */
-  s    = 2 * sh * ch;
-  r[0] = ch, r[1] = r[2] = r[3] = 0;
-
-  r[1 + k] = sh;
-  DemQuatMul(q, r, qn);
-  q[0] = qn[0], q[1] = qn[1], q[2] = qn[2], q[3] = qn[3];
+  c = 1 - 2 * sh * sh; /* cos phi, sin phi from the half angle */
+  s = 2 * sh * ch;
+  /* Hamilton product q o (ch, sh e_k): w = q0 ch - sh qv_k, v = ch qv + sh (q0 e_k + qv x e_k) */
+  q[0]     = q0 * ch - sh * qv[k];
+  q[1 + k] = ch * qv[k] + sh * q0;
+  q[1 + i] = ch * qv[i] + sh * qv[j];  /* (qv x e_k)_i = qv_j for (i, j, k) cyclic */
+  q[1 + j] = ch * qv[j] - sh * qv[i];  /* (qv x e_k)_j = -qv_i */
   /* components (i, j) of pi rotate by -phi in the plane normal to e_k */
   pi_i  = c * pi[i] + s * pi[j];
   pi_j  = -s * pi[i] + c * pi[j];
@@ -56,16 +56,18 @@ static inline void DemRotorSub(int k, PetscReal tau, const PetscReal I[3], Petsc
 */
 void DemRigidRotorStep_Private(const PetscReal I[3], PetscReal dt, PetscReal q[4], PetscReal w[3])
 {
-  PetscReal wb[3], pi[3];
+  PetscReal R[9], pi[3], nq;
 
-  DemQuatRotateInv(q, w, wb);
-  for (int k = 0; k < 3; k++) pi[k] = I[k] * wb[k];
+  DemQuatToMatrix(q, R); /* body -> world; R^T w is the body-frame angular velocity */
+  for (int k = 0; k < 3; k++) pi[k] = I[k] * (R[k] * w[0] + R[3 + k] * w[1] + R[6 + k] * w[2]);
   DemRotorSub(0, 0.5 * dt, I, q, pi);
   DemRotorSub(1, 0.5 * dt, I, q, pi);
   DemRotorSub(2, dt, I, q, pi);
   DemRotorSub(1, 0.5 * dt, I, q, pi);
   DemRotorSub(0, 0.5 * dt, I, q, pi);
-  DemQuatNormalize(q);
-  for (int k = 0; k < 3; k++) wb[k] = pi[k] / I[k];
-  DemQuatRotate(q, wb, w);
+  nq = 1 / PetscSqrtReal(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int k = 0; k < 4; k++) q[k] *= nq;
+  DemQuatToMatrix(q, R);
+  for (int k = 0; k < 3; k++) pi[k] /= I[k];
+  for (int r = 0; r < 3; r++) w[r] = R[3 * r] * pi[0] + R[3 * r + 1] * pi[1] + R[3 * r + 2] * pi[2];
 }

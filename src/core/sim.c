@@ -380,6 +380,8 @@ static PetscErrorCode DemSimReadContacts(DemSim sim, DemNode root)
   PetscFunctionBegin;
   ierr = DemSimReadContactsTable(sim, root, &entry);
   PetscCall(PetscFree(entry));
+  /* a law that failed to read its parameters is not counted in nlaw yet (fuzzing) */
+  if (ierr && sim->laws && sim->nlaw < sim->nmat * (sim->nmat + 1) / 2) PetscCall(DemContactLawDestroy(&sim->laws[sim->nlaw]));
   PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -655,6 +657,13 @@ static PetscErrorCode DemSimReadBodies(DemSim sim, DemNode root)
       PetscCall(DemNodeGetRealArray(reg, "lo", PETSC_TRUE, 3, lo));
       PetscCall(DemNodeGetRealArray(reg, "hi", PETSC_TRUE, 3, hi));
       PetscCall(DemShapeBoundingRadius(sim->shapes[shape], &r0));
+      { /* random sequential addition jams near 38 % of the volume (2D: 55 % of the area): more
+           cannot be placed, and trying takes count^2 work (a hang for large counts; fuzzing) */
+        PetscReal rm = rr[0] > 0 ? rr[0] : r0, vol = 1, body, jam = sim->dim == 2 ? 0.547 : 0.384;
+        for (int d = 0; d < (sim->dim == 2 ? 2 : 3); d++) vol *= PetscMax(hi[d] - lo[d], 0);
+        body = sim->dim == 2 ? PETSC_PI * rm * rm : 4.0 / 3.0 * PETSC_PI * rm * rm * rm;
+        DemNodeCheck(src[1], !(count * body > jam * vol), "%" PetscInt_FMT " bodies of radius %g would fill %.3g %% of the region's %s, more than random placement without overlap reaches (about %.0f %%); enlarge the region or lower count", count, (double)rm, (double)(100 * count * body / vol), sim->dim == 2 ? "area" : "volume", 100 * jam);
+      }
       PetscCall(DemBodyStoreReserve(&sim->bodies, sim->bodies.n + count + 16));
       while (placed < count) {
         DemBodyInit bi = def;
@@ -812,6 +821,7 @@ static PetscErrorCode DemSimReadLoads(DemSim sim, DemNode root)
     DemNodeCheck(ids, DemNodeGetType(ids) == DEM_NODE_SEQ, "bodies must be a list of body ids");
     PetscCall(DemNodeSeqLength(ids, &ld->nids));
     PetscCall(PetscMalloc1(ld->nids, &ld->ids));
+    sim->nload++; /* counted once its ids exist: DemSimDestroy frees them after an error below */
     for (PetscInt k = 0; k < ld->nids; k++) {
       DemNode   it;
       PetscReal v;
@@ -829,7 +839,6 @@ static PetscErrorCode DemSimReadLoads(DemSim sim, DemNode root)
     }
     PetscCall(DemNodeGetRealArray(ln, "point", PETSC_FALSE, 3, ld->point));
     PetscCall(DemNodeGetRealArray(ln, "ramp", PETSC_FALSE, 2, ld->ramp));
-    sim->nload++;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -36,14 +36,16 @@
        iterate of smallest residual returned).
        Residual (both solvers, dimensionless): || min(f, (N f + p) ./ diag(N)) ||_inf / F,
        F = max(||f||_inf, ||max(0, -p) ./ diag(N)||_inf, the largest external force on a
-       mobile body); converged when <= tol. It is
-       reported in DemStepInfo (residual, iterations: sweeps or APGD iterations; thermo.csv
-       `iterations` shows the latter).
+       mobile body); converged when <= tol. It is reported in DemStepInfo (residual,
+       iterations: sweeps or APGD iterations; thermo.csv `iterations` shows the latter). A
+       step that reaches max_iterations goes on with the best iterate (counted by -cd_view).
        Warm start: each contact starts from its force of the previous step, found by
        (gid_a, gid_b, feature) in a hash map of the integrator (DemHistoryMap).
     5. `compatible: true`: 004 Algorithm 1 step 2 (cd_compat.c): F~ of 004 eq. (37), then
-       the no-tension truss problem 004 eq. (36) with TAOALMM; the compatible forces are the
-       ones written out. Velocities are those of step 4 (unique in frictionless CD).
+       the no-tension truss problem 004 eq. (36) over the contacts closed at the end of the
+       step, with TAOALMM followed by Newton iterations on its KKT conditions (details and
+       the reasons in cd_compat.c); the compatible forces are the ones written out.
+       Velocities are those of step 4 (unique in frictionless CD).
 
   Output: sim->cl keeps the contacts of the step (gap: the linearized end-of-step gap
   Phi^t + dt B v^{t+dt} of 004 eq. (15)), sim->cf.fn the contact forces (compatible ones
@@ -65,7 +67,9 @@
     compatible   compatibility post-solve, 004 eq. (36)-(37)    [false]
     compatible_power  2 | 2.5 | auto: p of 004 eq. (34); auto derives it from the contact
                  laws (hooke: 2, hertz_mindlin: 2.5)            [auto]
-    compatible_tol  TAO gradient and constraint tolerance of the scaled problem [1e-10]
+    compatible_tol  equilibrium residual of the post-solve, forces scaled by the largest CD
+                 force and constraint rows by their norms [1e-10] (TAOALMM itself stops at
+                 1e-3, option -cd_compat_tao_gatol; Newton steps take it the rest of the way)
     compatible_max_iterations  outer TAOALMM iterations         [200]
     compatible_every  run the post-solve every N steps and at the last step; between, the
                  CD forces are written [1]
@@ -767,7 +771,7 @@ static PetscErrorCode DemIntegratorDestroy_CD(DemIntegrator ig)
   if (view && cd->nsteps) {
     double c_all = DemCDCPUTime() - cd->c0_run;
     PetscCall(PetscPrintf(ig->comm, "cd: %" PetscInt_FMT " steps, solver %s (order %s), iterations mean %.1f max %" PetscInt_FMT ", max residual %.3g, %" PetscInt_FMT " steps not converged to tol %g; solve %.4f s wall, %.4f s CPU (%.3g s CPU/step); whole steps %.4f s CPU (%.3g s/step)\n", cd->nsteps, DemCDSolvers[cd->solver], DemCDOrders[cd->order], (double)cd->its_total / cd->nsteps, cd->its_max, (double)cd->res_max, cd->nunconverged, (double)cd->tol, (double)cd->t_solve, cd->c_solve, cd->c_solve / cd->nsteps, c_all, c_all / cd->nsteps));
-    if (cd->ncompat) PetscCall(PetscPrintf(ig->comm, "cd: compatibility post-solve: %" PetscInt_FMT " solves, TAOALMM iterations mean %.1f max %" PetscInt_FMT ", Newton steps mean %.1f max %" PetscInt_FMT ", %" PetscInt_FMT " above compatible_tol %g, max equilibrium residual %.3g; %.4f s wall, %.4f s CPU (%.3g s CPU/solve)\n", cd->ncompat, (double)cd->compat_its_total / cd->ncompat, cd->compat_its_max, (double)cd->polish_its_total / cd->ncompat, cd->polish_its_max, cd->ncompat_fail, (double)cd->compat.tol, (double)cd->compat_eqres_max, (double)cd->t_compat, cd->c_compat, cd->c_compat / cd->ncompat));
+    if (cd->ncompat) PetscCall(PetscPrintf(ig->comm, "cd: compatibility post-solve: %" PetscInt_FMT " solves, TAOALMM iterations mean %.1f max %" PetscInt_FMT ", Newton steps mean %.1f max %" PetscInt_FMT ", %" PetscInt_FMT " TAOALMM errors, %" PetscInt_FMT " above compatible_tol %g, max equilibrium residual %.3g; %.4f s wall, %.4f s CPU (%.3g s CPU/solve)\n", cd->ncompat, (double)cd->compat_its_total / cd->ncompat, cd->compat_its_max, (double)cd->polish_its_total / cd->ncompat, cd->polish_its_max, cd->compat.almm_failed, cd->ncompat_fail, (double)cd->compat.tol, (double)cd->compat_eqres_max, (double)cd->t_compat, cd->c_compat, cd->c_compat / cd->ncompat));
   }
   PetscCall(PetscFree(cd->binv));
   PetscCall(PetscFree5(cd->u, cd->u0, cd->fext, cd->ft, cd->s));

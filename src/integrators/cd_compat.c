@@ -37,8 +37,9 @@
       construction and only the equilibrium A x(y) = rhs remains; it is the gradient of the
       convex dual phi(y) = sum_i (q-1) w_i x_i^q - rhs.y (the potential energy of 004 eq.
       (32)). Each step factors A D A^T (D = dx/dc, plus a 1e-12 relative shift for
-      unloaded mechanisms) by sparse Cholesky (MUMPS when PETSc has it; option prefix
-      -cd_compat_polish_) and backtracks on phi. A zero residual is the
+      unloaded mechanisms), solved by CG with incomplete Cholesky (relative tolerance
+      1e-12; should it fail, sparse direct Cholesky, MUMPS when PETSc has it; option prefix
+      -cd_compat_polish_), and backtracks on phi. A zero residual is the
       exact optimum of (36); `compatible_tol` bounds the scaled residual.
   The forces reported are those of stage 2 when it lowered the residual below stage 1's.
 
@@ -150,6 +151,7 @@ static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscR
   KSP       ksp;
   PC        pc;
   PetscReal phi, r0;
+  PetscBool direct = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(VecDuplicate(X, &C));
@@ -163,25 +165,22 @@ static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscR
   PetscCall(VecDuplicate(Y, &Yt));
   PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
   PetscCall(KSPSetOptionsPrefix(ksp, "cd_compat_polish_"));
-  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCCHOLESKY));
-  {
-    PetscBool mumps;
-    PetscCall(PetscHasExternalPackage("mumps", &mumps));
-    if (mumps) PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS)); /* its analysis is much faster than the native symbolic factorization */
-    else PetscCall(PCFactorSetMatOrderingType(pc, MATORDERINGND));
-  }
+  PetscCall(PCSetType(pc, PCICC));
+  PetscCall(PCFactorSetShiftType(pc, MAT_SHIFT_POSITIVE_DEFINITE));
+  PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-300, PETSC_DEFAULT, 10000));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(DemCDCompatDual(cc, Y, C, X, D, R, &phi));
   PetscCall(VecNorm(R, NORM_INFINITY, res));
   r0 = *res;
   for (*its = 0; *its < 50 && *res > tol; (*its)++) {
-    PetscReal      alpha = 1, phit = 0, dmax, shift, r2;
-    PetscScalar    slope;
-    PetscBool      ok = PETSC_FALSE;
-    Mat            Ad, K;
-    PCFailedReason pcr;
+    PetscReal          alpha = 1, phit = 0, dmax, shift, r2;
+    PetscScalar        slope;
+    PetscBool          ok = PETSC_FALSE;
+    Mat                Ad, K;
+    PCFailedReason     pcr;
+    KSPConvergedReason kr;
     /* K = A D A^T + shift I */
     PetscCall(VecCopy(D, sd));
     PetscCall(VecSqrtAbs(sd));
@@ -192,11 +191,27 @@ static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscR
     PetscCall(VecMax(D, NULL, &dmax));
     shift = 1e-12 * PetscMax(dmax, 1e-300);
     PetscCall(MatShift(K, shift));
+    PetscCall(MatSetOption(K, MAT_SPD, PETSC_TRUE));
     PetscCall(KSPSetOperators(ksp, K, K));
     PetscCall(VecScale(R, -1.0));
     PetscCall(KSPSolve(ksp, R, dY));
-    PetscCall(VecScale(R, -1.0));
     PetscCall(PCGetFailedReason(pc, &pcr));
+    PetscCall(KSPGetConvergedReason(ksp, &kr));
+    if ((pcr != PC_NOERROR || kr < 0) && !direct) {
+      /* CG with incomplete Cholesky did not make it: sparse direct Cholesky from now on */
+      PetscBool mumps;
+      PetscCall(PetscInfo(NULL, "cd compatibility polish: CG/ICC failed (%s), switching to Cholesky\n", KSPConvergedReasons[kr]));
+      PetscCall(KSPSetType(ksp, KSPPREONLY));
+      PetscCall(PCSetType(pc, PCCHOLESKY));
+      PetscCall(PetscHasExternalPackage("mumps", &mumps));
+      if (mumps) PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+      else PetscCall(PCFactorSetMatOrderingType(pc, MATORDERINGND));
+      direct = PETSC_TRUE;
+      PetscCall(KSPSetOperators(ksp, K, K));
+      PetscCall(KSPSolve(ksp, R, dY));
+      PetscCall(PCGetFailedReason(pc, &pcr));
+    }
+    PetscCall(VecScale(R, -1.0));
     PetscCall(MatDestroy(&K));
     if (pcr != PC_NOERROR) break;
     PetscCall(VecDot(R, dY, &slope));
@@ -387,7 +402,9 @@ PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const Pets
   for (PetscInt i = 0; i < nb; i++) par[i] = i, loaded[i] = PETSC_FALSE;
   for (PetscInt k = 0; k < nc; k++) {
     PetscReal reff = sim->cl.reff[sys->src[k]];
-    closed[k]      = sys->gend[k] <= 1e-6 * (reff > 0 ? reff : 1e-3) ? PETSC_TRUE : PETSC_FALSE;
+    /* closed at t + dt; a contact the (inexactly converged) CD solution loads is kept too,
+       so that its F~ = B^T f stays feasible */
+    closed[k] = (sys->gend[k] <= 1e-6 * (reff > 0 ? reff : 1e-3) || sys->f[k] > 0) ? PETSC_TRUE : PETSC_FALSE;
     if (closed[k]) {
       PetscBool ma = PETSC_FALSE, mb = PETSC_FALSE;
       for (int d = 0; d < 6; d++) ma = ma || mobile[6 * sys->a[k] + d], mb = mb || mobile[6 * sys->b[k] + d];
@@ -486,6 +503,13 @@ PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const Pets
   PetscCall(TaoSetTolerances(tao, PetscMax(cp->tol, cp->almm_tol), 0.0, 0.0));
   PetscCall(TaoSetConstraintTolerances(tao, PetscMax(cp->tol, cp->almm_tol), 0.0));
   PetscCall(TaoSetMaximumIterations(tao, cp->max_it));
+  {
+    PetscBool set;
+    /* the penalty of an ALMM that cannot reduce the constraint violation grows by 10 per
+       outer iteration up to 1e20; beyond 1e12 the scaled subproblem is hopeless anyway */
+    PetscCall(PetscOptionsHasName(NULL, "cd_compat_", "-tao_almm_mu_max", &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-cd_compat_tao_almm_mu_max", "1e12"));
+  }
   PetscCall(TaoSetFromOptions(tao));
   /* warm multipliers: the previous step's displacements of these DOF (PHR: y = -u) */
   PetscCall(TaoSetRecycleHistory(tao, PETSC_TRUE));
@@ -504,7 +528,26 @@ PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const Pets
     }
     PetscCall(VecRestoreArray(Ym, &y));
   }
-  PetscCall(TaoSolve(tao));
+  {
+    PetscErrorCode ierr;
+    /* a failing TAOALMM (e.g. an overflow at a huge penalty) must not end the run: its
+       result is replaced by the start, and the Newton stage takes over */
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = TaoSolve(tao);
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) {
+      PetscScalar *x;
+      Vec          Ym;
+      PetscCall(PetscInfo(NULL, "cd compatibility: TAOALMM failed (error %d); the Newton stage starts from the CD forces\n", (int)ierr));
+      PetscCall(VecGetArray(X, &x));
+      for (PetscInt k = 0; k < nc; k++)
+        if (var[k] >= 0) x[var[k]] = PetscMax(sys->f[k], 0.0) / fs;
+      PetscCall(VecRestoreArray(X, &x));
+      PetscCall(TaoALMMGetMultipliers(tao, &Ym));
+      PetscCall(VecSet(Ym, 0.0));
+      cp->almm_failed++;
+    }
+  }
   {
     TaoConvergedReason reason;
     PetscInt           its;

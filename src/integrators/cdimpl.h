@@ -29,7 +29,7 @@ typedef struct {
 /* options and statistics of the compatibility post-solve */
 typedef struct {
   PetscReal power;    /* p of 004 eq. (34): 2 (Hooke) or 2.5 (Hertz); 0: from the contact laws */
-  PetscReal tol;      /* final equilibrium residual of the scaled problem */
+  PetscReal tol;      /* final equilibrium residual of the scaled problem (compatible_tol) */
   PetscReal almm_tol; /* TAOALMM gradient and constraint tolerance (scaled problem) */
   PetscInt  max_it;   /* outer ALMM iterations */
   /* last solve */
@@ -42,6 +42,7 @@ typedef struct {
   PetscReal eqres;    /* ||B^T f - F~||_inf over the mobile DOF / max(||F~||_inf, ||F_ext||_inf) */
   PetscReal power_used;
   int       reason;   /* TaoConvergedReason */
+  PetscInt  almm_failed; /* TAOALMM solves that stopped with an error (counted over the run) */
   /* warm start: displacements u per (body gid, DOF) of the last solve, its force scale */
   DemHistoryMap umap;
   PetscReal     fs_prev;

@@ -21,11 +21,13 @@
       A = -dR/ddq = M / h + alpha (1 - alpha) h K + C / 2
   (K = -dF/dq, C = -dQ/dv of the contacts: DemForcesJacobian, src/core/jacobian.c, which
   lists its approximations; for alpha = 0 and 1/2 the tangential spring's term is exact),
-  solved with PETSc KSP: CG preconditioned with point-block Jacobi by default; -ksp_type,
-  -pc_type, -ksp_rtol [1e-12] ... are honoured. Predictor dq = h v_k + (1 - alpha) h^2 a_k
-  (003 Algorithm 1 uses h v_k). Stop: 003 Algorithm 1's increment criterion,
+  solved with PETSc KSP: CG preconditioned with Jacobi by default (A is dominated by M / h);
+  -ksp_type, -pc_type, -ksp_rtol [1e-12] ... are honoured. Predictor
+  dq = h v_k + (1 - alpha) h^2 a_k (003 Algorithm 1 uses h v_k). Stop: 003 Algorithm 1's
+  increment criterion,
       |delta| <= tol (|dq| + 1e-6 r_min)
-  (2-norms over all unknowns; rotations as arc lengths, times the body's radius). A step that
+  (2-norms over all unknowns; rotations as arc lengths, times the body's radius); when the
+  increment estimated as h M^-1 R is already below 0.01 of that, the solve is skipped. A step that
   does not converge within max_iterations, whose linear solve fails or whose residual is not
   finite is rejected: the state is left as it was and the run retries with dt / 2
   (DemStepInfo accepted = false, dt_next; run.c); after 4 accepted steps dt grows again by 2
@@ -46,12 +48,17 @@
   t_{k+1} (walls, load ramps) that minimises the incremental potential
       Phi(dq) = V_contact(q_k + dq) - f_ext . dq
   (law time step h and velocity dq / h, so that tangential springs grow by the tangential
-  displacement) with PETSc TAO: TAONLS by default (-tao_type ... honoured), gradient
-  -(F - Q), Hessian K (cstiff 1, cdamp 0) plus 1e-10 of its largest diagonal entry, so that
-  bodies without stiffness in some direction (frictionless rotations, rattlers) do not move
-  in it. Converged when |gradient| <= tol max(|gradient(predictor)|, |f_ext|, max fn); not
-  converged: the load step is halved as above. Needs every body held by contacts or walls
-  when gravity or loads act on it. The store's forces are the elastic ones.
+  displacement) with PETSc TAO: TAOBNLS (bounded Newton line search; -tao_type ... honoured),
+  gradient -(F - Q), Hessian K (cstiff 1, cdamp 0) plus 1e-10 of its largest diagonal entry,
+  so that bodies without stiffness in some direction (frictionless rotations, rattlers) do
+  not move in it. Bounds: no translation beyond half the search skin in a load step (the
+  neighbour list must see every contact the minimiser can reach; reaching the bound rejects
+  the load step). Converged on the increment criterion above applied to the minimiser's
+  iterates (with the gradient below sqrt(tol) of its scale), or when the gradient is below
+  tol times its scale max(|gradient(predictor)|, |f_ext|, max fn, the weight of the lightest body, a
+  contact of the shortest collision time compressed by 1e-6 r_min); not converged: the load
+  step is halved as above. Needs every body held by contacts or walls when gravity or loads
+  act on it. The store's forces are the elastic ones; `dissipated` is not updated.
 
   Spheres only: 003 eq. (26)'s kinetic energy is that of isotropic bodies; other shapes are
   refused at set-up. Bonded pairs (003 section 3.3) come in through the `bond` law.

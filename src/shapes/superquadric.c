@@ -354,6 +354,31 @@ DemSQStats *DemShapeSuperquadricStats_Private(DemShape s)
   return &((DemShape_Superquadric *)s->data)->st;
 }
 
+/* a pair's record as reals for the (gid_a, gid_b) map, so that nothing of it is lost when
+   the neighbour list is rebuilt (the results do not depend on when rebuilds happen) */
+#define DEM_SQ_WARM_REALS 23
+static void DemSQWarmPack(const DemSQWarm *w, PetscReal v[DEM_SQ_WARM_REALS])
+{
+  for (int j = 0; j < 3; j++) v[j] = w->X[j], v[4 + j] = w->Xb[j], v[10 + j] = w->dx0[j];
+  v[3] = w->mu;
+  v[7] = w->hasb ? 1 : 0;
+  v[8] = w->al[0], v[9] = w->al[1];
+  v[13] = w->sep;
+  for (int j = 0; j < 4; j++) v[14 + j] = w->qa0[j], v[18 + j] = w->qb0[j];
+  v[22] = w->valid ? 1 : 0;
+}
+
+static void DemSQWarmUnpack(const PetscReal v[DEM_SQ_WARM_REALS], DemSQWarm *w)
+{
+  for (int j = 0; j < 3; j++) w->X[j] = v[j], w->Xb[j] = v[4 + j], w->dx0[j] = v[10 + j];
+  w->mu    = v[3];
+  w->hasb  = v[7] > 0.5 ? PETSC_TRUE : PETSC_FALSE;
+  w->al[0] = v[8], w->al[1] = v[9];
+  w->sep   = v[13];
+  for (int j = 0; j < 4; j++) w->qa0[j] = v[14 + j], w->qb0[j] = v[18 + j];
+  w->valid = v[22] > 0.5 ? PETSC_TRUE : PETSC_FALSE;
+}
+
 static PetscErrorCode DemSQWarmGrow(DemShape_Superquadric *sq, PetscInt n)
 {
   int64_t   *ga, *gb;
@@ -403,8 +428,9 @@ PetscErrorCode DemShapeSuperquadricWarm_Private(DemShape s, DemSim sim, PetscInt
   if (sq->nbuilds != sim->nl.nbuilds) { /* the list was rebuilt: slots go through the gid map */
     PetscCall(DemHistoryMapClear(&sq->map));
     for (PetscInt k = 0; k < sq->cap; k++) {
-      if (sq->w[k].valid) {
-        PetscReal v[4] = {sq->w[k].X[0], sq->w[k].X[1], sq->w[k].X[2], sq->w[k].mu};
+      if (sq->w[k].valid || sq->w[k].sep > 0) {
+        PetscReal v[DEM_SQ_WARM_REALS];
+        DemSQWarmPack(&sq->w[k], v);
         PetscCall(DemHistoryMapPut(&sq->map, sq->ga[k], sq->gb[k], 0, v));
       }
       sq->ga[k] = sq->gb[k] = -1;
@@ -417,16 +443,8 @@ PetscErrorCode DemShapeSuperquadricWarm_Private(DemShape s, DemSim sim, PetscInt
     PetscReal *v = DemHistoryMapGet(&sq->map, ga, gb, 0);
     sq->ga[pair] = ga;
     sq->gb[pair] = gb;
-    sq->w[pair].valid = v ? PETSC_TRUE : PETSC_FALSE;
-    sq->w[pair].sep   = 0;
-    sq->w[pair].hasb  = PETSC_FALSE;
-    sq->w[pair].al[0] = sq->w[pair].al[1] = 0;
-    if (v) {
-      sq->w[pair].X[0] = v[0];
-      sq->w[pair].X[1] = v[1];
-      sq->w[pair].X[2] = v[2];
-      sq->w[pair].mu   = v[3];
-    }
+    if (v) DemSQWarmUnpack(v, &sq->w[pair]);
+    else PetscCall(PetscMemzero(&sq->w[pair], sizeof(sq->w[pair])));
   }
   *w = &sq->w[pair];
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -590,7 +608,7 @@ PetscErrorCode DemShapeCreate_Superquadric(DemShape s)
   PetscCall(PetscNew(&sq));
   sq->tess    = 8;
   sq->nbuilds = -1;
-  PetscCall(DemHistoryMapInit(&sq->map, 4));
+  PetscCall(DemHistoryMapInit(&sq->map, DEM_SQ_WARM_REALS));
   s->data = sq;
   PetscCall(DemShapeKindRegister("superquadric", &s->kind));
   s->ops->setfromconfig  = DemShapeSetFromConfig_Superquadric;

@@ -9,8 +9,10 @@
   (step halved until ||Phi|| decreases, 002 text after eq. (25)). Since f + 1 is homogeneous,
   X is where copies of the two bodies scaled about their centres first touch; for convex
   bodies the solution is unique. Starting points:
-    - the previous step's solution of the pair (warm start), kept in the body frame of a by
-      the shape's per-pair store (superquadric.c), keyed by the pair's global ids;
+    - the previous step's solution of the pair (warm start), carried with both bodies (the
+      mean of the point moved with a and the point moved with b), kept by the shape's per-pair
+      store (superquadric.c), keyed by the pair's global ids so that it survives rebuilds of
+      the neighbour list;
     - for a new pair, or when Newton fails from the warm start, the shape continuation of 002
       steps 1-5: the exact midway point of the volume-equivalent spheres,
       X = (r_b X_a + r_a X_b)/(r_a + r_b), mu^2 = r_b/r_a, then Newton on shapes whose
@@ -22,13 +24,21 @@
   from the best iterate if it shows an overlap, never silently dropped.
   The overlap is measured along the contact line through X with the direction n of grad F_a
   (eq. (36)): X_a = X + alpha_a n and X_b = X + alpha_b n on the two surfaces, by Newton's
-  method in alpha (eq. (37)) applied to the gauge (F + 1)^(1/n1) - 1, which has the same zero
-  and is homogeneous of degree one along rays (Newton from inside a convex body then converges
-  monotonically in a few steps instead of crawling for large n1). gap = alpha_b - alpha_a,
-  the contact point is the middle of X_a X_b, and the Hertz radius of each body comes from its
-  curvature at X_a, X_b (eq. (38)-(40), R <= q R_vol), reff = R_a R_b / (R_a + R_b).
-  Pairs whose bounding spheres or oriented bounding boxes (002 "Neighbor search") are farther
-  apart than the margin are skipped without a solve.
+  method in alpha (eq. (37)) from the previous step's alphas, or, for a new pair, applied to
+  the gauge (F + 1)^(1/n1) - 1, which has the same zero and is homogeneous of degree one along
+  rays (Newton from inside a convex body then converges monotonically in a few steps instead
+  of crawling for large n1). gap = alpha_b - alpha_a, the contact point is the middle of
+  X_a X_b, and the Hertz radius of each body comes from its curvature at X_a, X_b (eq. (38)-
+  (40), R <= q R_vol), reff = R_a R_b / (R_a + R_b).
+  Before any solve: pairs whose bounding spheres are apart are skipped; so are pairs whose
+  oriented bounding boxes (002 "Neighbor search") are farther apart than the margin, and
+  separated pairs with a valid certificate. A certificate is a lower bound on the distance of
+  the two bodies at the poses of an earlier step - from the box test, or from a solve: with
+  F_a = F_b = F > 0 at X the plane through X normal to n separates the copies scaled by
+  (1 + F)^(1/n1) > 1, hence the bodies by (1 - 1/lambda_a) n.(X - x_a) + (1 - 1/lambda_b)
+  n.(x_b - X). While the relative motion since then (translation of the centres plus
+  r theta for each body's rotation theta) stays below that bound minus the margin, the pair
+  cannot touch and is not solved again.
   Superquadric/plane is closed form: the extreme point of the body towards the plane,
   eq. (26)-(33), gap = its height above the plane, contact point in the middle of the overlap,
   reff = the body's Hertz radius at that point (the plane's is infinite).
@@ -39,10 +49,11 @@
   rotation), about the midpoint of the centres, in lengths divided by L = the mean of the two
   bounding radii, so that its tolerances are relative. Newton stops at a relative residual of
   1e-6 (the midway point is then known to ~1e-6 L and the normal to ~1e-6 rad; the gap comes
-  from the line solves to ~1e-12 L and depends on the midway point only through the small
+  from the line solves, to ~1e-10 L, and depends on the midway point only through the small
   angle between the two surfaces, O(overlap / radius of curvature)). A pair at rest in a
   packed bed therefore usually needs no Newton step: its warm start already satisfies the
   tolerance (002, "Settling": Newton iterations are skipped in the static regime).
+  The narrow-phase time the shape reports is process CPU time.
 */
 #include "superquadric.h"
 #include <time.h>
@@ -182,31 +193,29 @@ static inline PetscBool DemSQSolve4(PetscReal A[16], PetscReal b[4], PetscReal x
   return PETSC_TRUE;
 }
 
-/* Newton with backtracking on ||Phi||^2 from Z; Z holds the last accepted iterate */
+/* Newton with backtracking on ||Phi||^2 from Z; Z holds the last accepted iterate and *sys
+   the system there */
 static PetscBool DemSQNewton(const DemSQSide S[2], PetscReal Z[4], PetscReal tol, PetscInt *its, DemSQSys *sys)
 {
-  DemSQSys s, t;
+  DemSQSys  buf, *s = sys, *t = &buf;
 
-  DemSQSystem(S, Z, PETSC_FALSE, &s); /* the Hessians only when a step is needed */
-  if (s.rel <= tol && !(Z[3] == 0)) {
-    *sys = s;
-    return PETSC_TRUE;
-  }
-  DemSQSystem(S, Z, PETSC_TRUE, &s);
+  DemSQSystem(S, Z, PETSC_FALSE, s); /* the Hessians only when a step is needed */
+  if (s->rel <= tol && !(Z[3] == 0)) return PETSC_TRUE;
+  DemSQSystem(S, Z, PETSC_TRUE, s);
   for (PetscInt it = 0; it < DEM_SQ_MAXIT; it++) {
-    PetscReal dZ[4], rhs[4] = {-s.Phi[0], -s.Phi[1], -s.Phi[2], -s.Phi[3]}, lam = 1;
+    PetscReal dZ[4], rhs[4] = {-s->Phi[0], -s->Phi[1], -s->Phi[2], -s->Phi[3]}, lam = 1, J[16];
     PetscBool ok = PETSC_FALSE;
-    if (s.rel <= tol && !(Z[3] == 0)) {
-      *sys = s;
-      return PETSC_TRUE;
-    }
-    if (!DemSQSolve4(s.J, rhs, dZ)) break;
+    if (s->rel <= tol && !(Z[3] == 0)) break;
+    for (int k = 0; k < 16; k++) J[k] = s->J[k];
+    if (!DemSQSolve4(J, rhs, dZ)) break;
     for (int ls = 0; ls < 40; ls++) {
       PetscReal Zt[4] = {Z[0] + lam * dZ[0], Z[1] + lam * dZ[1], Z[2] + lam * dZ[2], Z[3] + lam * dZ[3]};
-      DemSQSystem(S, Zt, PETSC_TRUE, &t);
-      if (t.merit < (1 - 1e-4 * lam) * s.merit || t.rel <= tol) {
+      DemSQSystem(S, Zt, PETSC_TRUE, t);
+      if (t->merit < (1 - 1e-4 * lam) * s->merit || t->rel <= tol) {
+        DemSQSys *x = s;
         for (int j = 0; j < 4; j++) Z[j] = Zt[j];
         s  = t;
+        t  = x;
         ok = PETSC_TRUE;
         break;
       }
@@ -215,8 +224,8 @@ static PetscBool DemSQNewton(const DemSQSide S[2], PetscReal Z[4], PetscReal tol
     (*its)++;
     if (!ok) break;
   }
-  *sys = s;
-  return s.rel <= tol ? PETSC_TRUE : PETSC_FALSE;
+  if (s != sys) *sys = *s;
+  return sys->rel <= tol ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* the stage-t shape of the continuation: half-axes and blockiness between the volume-
@@ -245,19 +254,36 @@ static void DemSQStageGeom(const DemSQGeom *g, PetscReal t, DemSQGeom *h)
    start (alpha0 = 0) Newton runs on the gauge G = (F + 1)^(1/n1) - 1, which has the same zero
    and grows linearly along rays, so that it converges in a few steps even for large n1; by
    convexity the iterates approach the root monotonically from outside after the first step.
-   From a warm start (the previous step's root, close) F itself is used. g, H: gradient and
-   Hessian (solver frame) at the last evaluation, within the last step of the root. Newton
-   stops after a step below 1e-5 (solver units): by quadratic convergence the root is then
-   known to ~1e-10 L, far below any overlap a contact law acts on. */
-static PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal g[3], PetscReal H[6])
+   From a warm start (the previous step's root, close) F itself is used. The line is followed
+   in the body frame (y = y0 + alpha kap R^T n), so no rotation is needed per iteration.
+   gl, Hl: gradient and Hessian of f in the body frame (unscaled shape) at the last
+   evaluation, within the last step of the root. Newton stops after a step below 1e-5
+   (solver units): by quadratic convergence the root is then known to ~1e-10 L, far below any
+   overlap a contact law acts on. */
+static PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal gl[3], PetscReal Hl[6])
 {
-  PetscReal Xa[3], y[3];
+  const PetscReal *R = S->R, k = S->kap;
+  PetscReal        y0[3], nl[3], y[3];
 
+  {
+    const PetscReal d0 = X[0] - S->c[0], d1 = X[1] - S->c[1], d2 = X[2] - S->c[2];
+    if (S->ident) {
+      y0[0] = k * d0, y0[1] = k * d1, y0[2] = k * d2;
+      nl[0] = k * n[0], nl[1] = k * n[1], nl[2] = k * n[2];
+    } else {
+      y0[0] = k * (R[0] * d0 + R[3] * d1 + R[6] * d2);
+      y0[1] = k * (R[1] * d0 + R[4] * d1 + R[7] * d2);
+      y0[2] = k * (R[2] * d0 + R[5] * d1 + R[8] * d2);
+      nl[0] = k * (R[0] * n[0] + R[3] * n[1] + R[6] * n[2]);
+      nl[1] = k * (R[1] * n[0] + R[4] * n[1] + R[7] * n[2]);
+      nl[2] = k * (R[2] * n[0] + R[5] * n[1] + R[8] * n[2]);
+    }
+  }
   for (int it = 0; it < 60; it++) {
     PetscReal F, dF, step;
-    for (int j = 0; j < 3; j++) Xa[j] = X[j] + al * n[j];
-    F  = DemSQSideEval(S, Xa, g, H, y);
-    dF = g[0] * n[0] + g[1] * n[1] + g[2] * n[2];
+    for (int j = 0; j < 3; j++) y[j] = y0[j] + al * nl[j];
+    F  = DemSQEval_Private(S->g, y, gl, Hl);
+    dF = gl[0] * nl[0] + gl[1] * nl[1] + gl[2] * nl[2];
     if (gauge) {
       PetscReal G, Fp = F + 1 > 1e-300 ? F + 1 : 1e-300;
       G    = PetscPowReal(Fp, S->g->in1);
@@ -366,8 +392,8 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
       res->p[j]   = O[j] + L * (R[3 * j] * pm[0] + R[3 * j + 1] * pm[1] + R[3 * j + 2] * pm[2]);
     }
   }
-  res->Ra = DemSQHertzRadiusFrom_Private(A->g, A->s, gra, Ha, L);
-  res->Rb = DemSQHertzRadiusFrom_Private(B->g, B->s, grb, Hb, L);
+  res->Ra = DemSQHertzRadiusFrom_Private(A->g, A->s, gra, Ha, A->s);
+  res->Rb = DemSQHertzRadiusFrom_Private(B->g, B->s, grb, Hb, B->s);
   /* separated: the plane through X normal to n separates the copies scaled by
      lambda = (1 + F)^(1/n1) > 1, hence the bodies by at least
      (1 - 1/lambda_a) n.(X - x_a) + (1 - 1/lambda_b) n.(x_b - X) */
@@ -467,6 +493,9 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
       dx[j]  = B.x[j] - A.x[j];
       d2 += dx[j] * dx[j];
     }
+    /* bounding spheres apart: nothing to do. The pair's slot is left as it is: a warm start
+       is only a starting point, and a certificate stays valid (it bounds all motion since) */
+    if (d2 >= rs * rs) continue;
     if (pb->pair) {
       const PetscInt p = pb->pair[k];
       if (p < wcap && wga[p] == bs->gid[a] && wgb[p] == bs->gid[b]) w = &warr[p];
@@ -475,16 +504,15 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
         PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &wga, &wgb, &warr)); /* may have grown */
       }
     }
-    if (d2 >= rs * rs) {
-      if (w) w->valid = PETSC_FALSE, w->sep = 0;
-      continue;
-    }
-    if (w && w->sep > 0) { /* still certainly farther apart than skin since the last solve? */
-      PetscReal m0 = dx[0] - w->dx0[0], m1 = dx[1] - w->dx0[1], m2 = dx[2] - w->dx0[2];
-      PetscReal mv = PetscSqrtReal(m0 * m0 + m1 * m1 + m2 * m2) + DemSQRotBound(qa, w->qa0, bs->radius[a]) + DemSQRotBound(qb, w->qb0, bs->radius[b]);
-      if (mv < w->sep - skin) {
-        st->skipped++;
-        continue;
+    if (w && w->sep > skin) { /* still certainly farther apart than skin since the last solve? */
+      PetscReal m0 = dx[0] - w->dx0[0], m1 = dx[1] - w->dx0[1], m2 = dx[2] - w->dx0[2], room = w->sep - skin;
+      PetscReal mv = m0 * m0 + m1 * m1 + m2 * m2;
+      if (mv < room * room) {
+        mv = PetscSqrtReal(mv) + DemSQRotBound(qa, w->qa0, bs->radius[a]) + DemSQRotBound(qb, w->qb0, bs->radius[b]);
+        if (mv < room) {
+          st->skipped++;
+          continue;
+        }
       }
     }
     if (asphere) {

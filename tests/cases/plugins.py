@@ -117,7 +117,9 @@ out = os.path.join(tmp, "coh_twice")
 cmd_ok = dc.run("cohesion from the YAML and from --plugin", yaml, out, [("run.end_time", "0.0002")])
 if cmd_ok:
     import subprocess
-    rc_ = subprocess.call([dc.MMDEM, "run", yaml, "--out", out, "--quiet", "--plugin", coh_so,
+    # the file the YAML names (build/plugins), also when BUILD is another directory
+    yaml_so = os.path.normpath(os.path.join(here, "..", "..", "build", "plugins", "cohesion.so"))
+    rc_ = subprocess.call([dc.MMDEM, "run", yaml, "--out", out, "--quiet", "--plugin", yaml_so,
                            "--set", "run.end_time=0.0002"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     if rc_ == 0:
         dc.ok("cohesion from the YAML and from --plugin: the same file is loaded once")

@@ -13,6 +13,10 @@ tc = pi sqrt(m / (2 k)) (003 after eq. (34)).
    The spheres start 1e-6 m apart, so the contact starts within a step as in a real run.
    Analytic: overlap delta'' + gamma_n delta' + w0^2 delta = 0 from delta = 0, delta' = 2 v0
    (w0^2 = kn / meff, meff = m/2), v_right = -delta'/2 until delta returns to 0.
+1b. Order of accuracy (003 section 2.1: alpha = 0 "first-order accurate", alpha = 1/2
+   "second-order"): undamped head-on, max |v - v_exact| / v0 over the run at h = tc/40, tc/80,
+   tc/160, tc/320; the observed order log2(err(tc/40) / err(tc/320)) / 3 is 1 +- 0.15 for
+   alpha = 0 and 2 +- 0.25 for alpha = 0.5.
 2. dy / d = 0.1, gamma = 30 (003 Fig. 7): second order at h = tc/16.1 against velocity Verlet
    at h = tc/160; translational and rotational kinetic energy of the right particle at the end
    of the collision agree within 2 %, as means over 8 phases of the first touch within a step
@@ -98,6 +102,26 @@ for gname, zeta in (("0", 0.0), ("30", zeta30)):
         e_sim = -tr[-1]["vx"] / v0
         e_ex = math.exp(-math.pi * zeta / math.sqrt(1 - zeta ** 2))
         print("# %s: restitution %.6f (analytic %.6f)" % (tag, e_sim, e_ex))
+
+# 1b. order of accuracy
+for alpha, order, band in ((0.0, 1.0, 0.15), (0.5, 2.0, 0.25)):
+    errs = []
+    tA = g0 / (2 * v0)
+    for frac in (40, 80, 160, 320):
+        dt = tc / frac
+        out = os.path.join(tmp, "order_%g_%d" % (alpha, frac))
+        if not dc.run("order alpha=%g" % alpha, yaml, out, sets_for(0.0, 0.0, dt, tA + math.pi / w0 + 0.5 * tc, "variational", alpha)):
+            break
+        err = 0.0
+        for r in track(out, 1):
+            tp = min(max(r["step"] * dt - tA, 0.0), math.pi / w0)
+            vex = -v0 if r["step"] * dt <= tA else -v0 * math.cos(w0 * tp)
+            err = max(err, abs(r["vx"] - vex) / v0)
+        errs.append(err)
+    if len(errs) == 4:
+        p = math.log2(errs[0] / errs[3]) / 3
+        dc.check("variational alpha=%g, undamped head-on impact: order of accuracy %g (003 section 2.1), |observed - %g|" % (alpha, order, order),
+                 abs(p - order), band, "observed %.3f; max |v - v_exact| / v0 at tc/40..tc/320: %s" % (p, ", ".join("%.3e" % e for e in errs)))
 
 # 2. oblique, gamma = 30: variational at tc/16.1 against verlet at tc/160. The dashpots of
 # 003 eq. (20)-(21) switch on and off with the contact, inside a step: with 16 steps per

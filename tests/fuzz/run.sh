@@ -82,9 +82,9 @@ for t in $FUZZ_TARGETS; do
   reg=$(mktemp -d)
   case $t in config) ext=yaml ;; csv) ext=csv ;; checkpoint) ext=ckpt ;; esac
   cp "$R"/tests/fuzz/regressions/*."$ext" "$reg/" 2>/dev/null
-  before=$(ls "$B/artifacts" | wc -l)
+  before=$(ls "$B/artifacts" | grep -v -- '-slow-unit-' | wc -l)
   echo "fuzz: $t for ${FUZZ_TIME} s"
-  LD_PRELOAD="$B/nodlclose.so" "$B/fuzz/fuzz_$t" "${dict[@]}" -max_total_time="$FUZZ_TIME" -timeout=20 -rss_limit_mb=3072 \
+  LD_PRELOAD="$B/nodlclose.so" "$B/fuzz/fuzz_$t" "${dict[@]}" -max_total_time="$FUZZ_TIME" -timeout=60 -rss_limit_mb=3072 \
     -max_len=65536 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$B/artifacts/$t-" \
     ${FUZZ_JOBS:+-jobs=$FUZZ_JOBS -workers=$FUZZ_JOBS} \
     "$corpus" "${seeds[@]}" "$reg" > "$B/fuzz/$t.log" 2>&1
@@ -92,8 +92,9 @@ for t in $FUZZ_TARGETS; do
   rm -rf "$reg"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/fuzz/$t.log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]*' "$B/fuzz/$t.log" | tail -n 1)
-  new=$(( $(ls "$B/artifacts" | wc -l) - before ))
-  line="$t: ${execs:-?} executions, ${cov:-cov: ?} edges, corpus $(ls "$corpus" | wc -l) files, $new new artifacts"
+  new=$(( $(ls "$B/artifacts" | grep -v -- '-slow-unit-' | wc -l) - before ))
+  slow=$(grep -c 'Slowest unit' "$B/fuzz/$t.log")
+  line="$t: ${execs:-?} executions, ${cov:-cov: ?} edges, corpus $(ls "$corpus" | wc -l) files, $new new artifacts, $slow slow units"
   summary="$summary$line"$'\n'
   if [ $rc -ne 0 ] || [ $new -gt 0 ]; then
     status=1

@@ -48,7 +48,7 @@ def main():
             continue
         good, detail = whole_csv(p)
         check(name, "%s whole (%s)" % (f, detail), good, detail)
-    if nbodies is not None:
+    if nbodies is not None and os.path.exists(os.path.join(out, "bodies_final.csv")):
         rows = open(os.path.join(out, "bodies_final.csv")).read().splitlines()
         check(name, "bodies_final.csv has %d bodies" % nbodies, len(rows) == nbodies + 1, "%d rows" % (len(rows) - 1))
     tmp = [p for p in glob.glob(os.path.join(out, "**"), recursive=True) if p.endswith(".tmp")]

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# fuzz_regressions.sh - every input in tests/fuzz/regressions (crashes, leaks and undefined
+# behaviour found by `make fuzz`, fixed since) goes through mmdem as the fuzz target did:
+#   *.yaml  mmdem check FILE                     (the config target)
+#   *.csv   mmdem check on a run description whose body set reads FILE (the csv target)
+#   *.ckpt  mmdem run on the checkpoint target's run description --restart FILE (restore, then
+#           the steps left to its run.steps; tests/fuzz/fuzz_checkpoint.c)
+# Each must end with exit status 0, or 1 with the error printed once ("mmdem: ..." on one line):
+# no crash, no sanitizer report (under make test SANITIZE=... the sanitizers check these runs
+# too: leaks and undefined behaviour are reported there).
+set -u
+M=${MMDEM:-build/mmdem}
+case $M in /*) ;; *) M=$PWD/$M ;; esac
+PY=${PY:-/usr/bin/python3}
+R=$PWD
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export MMDEM_MEMORY_LIMIT=${MMDEM_MEMORY_LIMIT:-8M} # as in the fuzz targets
+
+# the checkpoint target's run description, from its source
+"$PY" - "$R/tests/fuzz/fuzz_checkpoint.c" "$T/ckpt.yaml" <<'EOF'
+import re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r'static const char fuzz_ckpt_yaml\[\] = (.*?);\n', s, re.S)
+open(sys.argv[2], "w").write("".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))).encode().decode("unicode_escape"))
+EOF
+
+n=0
+for f in "$R"/tests/fuzz/regressions/*; do
+  [ -f "$f" ] || continue
+  name=$(basename "$f")
+  case $name in
+    *.yaml) cmd=("$M" check "$f") ;;
+    *.csv)
+      printf 'name: fuzzcsv\nmaterials: {glass: {density: 2500, youngs_modulus: 1.0e7}}\ncontact: [{pair: default, law: hertz_mindlin}]\nshapes: {bead: {type: sphere, radius: 0.001}}\nbodies: [{shape: bead, material: glass, file: %s}]\nwalls: [{type: plane, point: [0, 0, -1], normal: [0, 0, 1], material: glass}]\nintegrator: {type: verlet, dt: auto}\nrun: {steps: 1}\n' "$f" > "$T/csv.yaml"
+      cmd=("$M" check "$T/csv.yaml") ;;
+    *.ckpt) cmd=("$M" run "$T/ckpt.yaml" --out "$T/out-$name" --quiet --restart "$f") ;;
+    *) continue ;;
+  esac
+  n=$((n + 1))
+  "${cmd[@]}" > "$T/out" 2> "$T/err"
+  rc=$?
+  lines=$(grep -c . "$T/err")
+  if [ $rc -eq 0 ] || { [ $rc -eq 1 ] && [ "$lines" -ge 1 ] && [ "$(grep -c '^mmdem: ' "$T/err")" -eq 1 ] && ! grep -qE 'Sanitizer|runtime error|Caught signal' "$T/err"; }; then
+    echo "ok - fuzz regression $name: exit $rc$( [ $rc -eq 1 ] && echo ", $(grep '^mmdem: ' "$T/err" | cut -c1-110)...")"
+  else
+    echo "not ok - fuzz regression $name: exit $rc: $(head -c 600 "$T/err" | tr '\n' '|')"
+  fi
+done
+[ $n -gt 0 ] || echo "not ok - fuzz regressions: none found in tests/fuzz/regressions"
