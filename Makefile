@@ -85,8 +85,9 @@ bench: all
 	@bash benchmarks/run.sh
 
 # one-time set-up on Debian 12 (idempotent): exactly the packages of BUILD-NOTES.md, plus
-# python3-vtk9 (tests read VTK files back with VTK itself) and gnuplot-nox (plots)
-DEPS := build-essential pkg-config petsc-dev libgmsh-dev libyaml-dev libvtk9-dev python3-vtk9 gnuplot-nox
+# python3-vtk9 (tests read VTK files back with VTK itself), gnuplot-nox (plots), and clang with
+# libclang-rt-14-dev (the libFuzzer targets that make test runs, tests/cases/fuzz.sh)
+DEPS := build-essential pkg-config petsc-dev libgmsh-dev libyaml-dev libvtk9-dev python3-vtk9 gnuplot-nox clang libclang-rt-14-dev
 deps:
 	@if dpkg-query -W -f='$${Status}\n' $(DEPS) 2>/dev/null | grep -vq 'install ok installed' || \
 	    [ $$(dpkg-query -W -f='$${Status}\n' $(DEPS) 2>/dev/null | grep -c 'install ok installed') -ne $(words $(DEPS)) ]; then \

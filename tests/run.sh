@@ -3,7 +3,8 @@
 # (tests/cases/*.sh; with "validate" also tests/validate/*.sh). Each prints
 # "ok - NAME" / "not ok - NAME: ..." lines; a program that fails without printing
 # a "not ok" line counts as one failure. Last line: "N passed, N failed".
-# BUILD=DIR (default build) selects the build directory, as for make.
+# BUILD=DIR (default build) selects the build directory, as for make. ONLY="name ..." runs only
+# the test programs and case scripts of those names (tests/cases/sanitize.sh uses it).
 set -u
 mode=${1:-quick}
 cd "$(dirname "$0")/.."
@@ -24,6 +25,7 @@ pass=0; fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 run_one() { # name, command...
   local name=$1; shift
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
   local t0=$(date +%s%N)
   timeout "${TEST_TIMEOUT:-600}" "$@" > "$tmp/out" 2>&1; local rc=$?
   [ "$rc" -eq 124 ] && echo "not ok - $name: timed out after ${TEST_TIMEOUT:-600} s" >> "$tmp/out"

@@ -23,8 +23,14 @@ integration, output), as 002 reports it. The superquadric shape's own line at th
 run adds the narrow-phase CPU time per pair check (its clock around the colliders).
 002 reports about 3 us (dynamic) and 1.6 us (static) per contact pair for N = 10 on an
 Intel i7-4790 with LIGGGHTS; our goal is at most 1.5 and 0.5 us.
-LIGGGHTS comparison: impossible here - Debian's `liggghts` package has no superquadric
-support (BUILD-NOTES.md), so only mmdem runs.
+LIGGGHTS comparison: the script probes the `liggghts` on PATH with a two-line deck
+(`atom_style superquadric`) and prints what it finds. Debian 12's package (3.8.0, the last
+LIGGGHTS-PUBLIC release; `apt-get install --no-install-recommends liggghts` - with the
+recommends apt pulls python3-paraview and removes python3-vtk9 and libvtk9-dev) refuses it:
+"ERROR: Invalid atom style" - its sources hold the superquadric code, but it is compiled only
+with USE_SUPERQUADRICS = "ON" (-DSUPERQUADRIC_ACTIVE_FLAG -DNONSPHERICAL_ACTIVE_FLAG), which
+Debian's build does not set. So no side-by-side run and no ratio; a LIGGGHTS built with that
+flag would be detected, but the comparison deck is not written (it could not be run here).
 --quick: n = 10 only, dynamic 0.10 -> 0.15 s, settling 0.3 s, static 500 -> 2500 steps (a smoke
 test of the harness; the bed is not settled).
 """
@@ -35,6 +41,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import subprocess
 import sys
 
@@ -110,6 +117,28 @@ def bed_csv(out, path):
             f.write(",".join(r[k] for k in ("x", "y", "z", "qw", "qx", "qy", "qz")) + "\n")
 
 
+def liggghts_probe(d):
+    """what the liggghts on PATH says to `atom_style superquadric`"""
+    exe = shutil.which("liggghts")
+    if not exe:
+        return "not installed (Debian: apt-get install --no-install-recommends liggghts) - no comparison"
+    deck = os.path.join(d, "liggghts_probe.in")
+    with open(deck, "w") as f:
+        f.write("atom_style superquadric\nunits si\n")
+    try:
+        text = subprocess.run([exe, "-in", deck, "-log", "none"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              timeout=60, cwd=d).stdout.decode(errors="replace")
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "%s could not be run (%s) - no comparison" % (exe, e)
+    ver = re.search(r"LIGGGHTS \(Version ([^)]*)\)", text)
+    ver = ver.group(1) if ver else "unknown version"
+    if "Invalid atom style" in text:
+        return ("%s (%s) has no superquadric support (atom_style superquadric: Invalid atom style; built without "
+                "USE_SUPERQUADRICS) - no comparison, no ratio" % (exe, ver))
+    return ("%s (%s) accepts atom_style superquadric, but this script has no LIGGGHTS deck for the workload "
+            "(never runnable here) - no ratio" % (exe, ver))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="n = 10, short runs (a smoke test)")
@@ -124,7 +153,7 @@ def main():
     write_lattice(lat, 7)
     print("superquadric_settle: 1000 superquadrics [4, 3, 2] mm in 0.1 x 0.1 x 0.25 m, periodic in x and y, "
           "dt = 1e-5 s (%s)" % a.mmdem)
-    print("LIGGGHTS: no comparison possible - Debian's liggghts has no superquadric support (BUILD-NOTES.md)")
+    print("LIGGGHTS: " + liggghts_probe(a.dir))
     res = []
     for n in ns:
         cpu_a, rows_a, _ = run(a.mmdem, a.dir, "n%d_t%d" % (n, d0), n, lat, d0, 500)

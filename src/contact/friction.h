@@ -51,7 +51,7 @@
 
   Inline: it is the inner loop of the laws; no allocation, no indirect call.
 */
-static inline void DemFrictionSpring_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
+static inline __attribute__((always_inline)) void DemFrictionSpring_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
 {
   PetscReal s[3] = {0, 0, 0}, so[3], vt[3], st[3], f[3];
   PetscReal vn, sn, s2, sr2, f2, flim, fmag, mu;

@@ -101,6 +101,7 @@ static PetscErrorCode DemContactLawCriticalDt_Hooke(DemContactLaw law, PetscReal
 static PetscErrorCode DemContactLawDestroy_Hooke(DemContactLaw law)
 {
   PetscFunctionBegin;
+  PetscCall(PetscFree(((DemContactLaw_Hooke *)law->data)->touch)); /* fused kernel scratch */
   PetscCall(PetscFree(law->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -10,6 +10,7 @@ typedef struct {
   PetscReal kn, kt, gamma_n, gamma_t, zeta, mu_s, mu_d;
   PetscBool from_e;      /* gamma_n = 2 zeta sqrt(kn/m) per contact */
   PetscBool has_gamma_t; /* else gamma_t = gamma_n / 2 */
+  PetscInt *touch, touchcap; /* scratch of the fused kernel: the touching pairs of a batch */
 } DemContactLaw_Hooke;
 
 /*
@@ -18,7 +19,7 @@ typedef struct {
   columns of DemContactForces. A contact with gap >= 0 gives zeros (and forgets its history
   on commit).
 */
-static inline void DemHookeContact_Private(const DemContactLaw_Hooke *hk, const PetscReal n[3], const PetscReal v[3], PetscReal gap, PetscReal m, PetscReal *h, PetscReal dt, PetscBool commit, PetscReal *fn_, PetscReal ft[3], PetscReal *dfn, PetscReal *cn_, PetscReal *kt_, PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
+static inline __attribute__((always_inline)) void DemHookeContact_Private(const DemContactLaw_Hooke *hk, const PetscReal n[3], const PetscReal v[3], PetscReal gap, PetscReal m, PetscReal *h, PetscReal dt, PetscBool commit, PetscReal *fn_, PetscReal ft[3], PetscReal *dfn, PetscReal *cn_, PetscReal *kt_, PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
 {
   PetscReal delta, gn, gt, cn, ct, vn, fn, et, dtt, fdt[3], es;
 

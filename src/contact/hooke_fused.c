@@ -1,119 +1,247 @@
 /*
   hooke_fused.c - the fused kernels of law `hooke` for sphere/sphere and sphere/plane candidate
   pairs: narrow phase, law and force assembly in one pass over the pair list, with the pair's
-  history beside it (no contact columns in between). Same arithmetic as the generic pipeline
-  (sphere.h, plane.c geometry; hooke.h law), so the two give the same forces; the generic
-  pipeline remains for every other case and whenever the contact list itself is wanted
-  (VTK contact output, implicit integrators). This is the hot loop of explicit runs
-  (DESIGN.md: one call per batch; plain C over arrays inside).
+  history beside it (no contact columns in between). Same model as the generic pipeline
+  (sphere.h, plane.c geometry; hooke.h law, friction.h spring), so the two give the same
+  forces to rounding; the generic pipeline remains for every other case and whenever the
+  contact list itself is wanted (VTK contact output, implicit integrators). This is the hot
+  loop of explicit runs (DESIGN.md: one call per batch; plain C over arrays inside).
+
+  Sphere/sphere lever arms are parallel to the normal: la = -sa n, lb = sb n with
+  sa = r_a + gap/2 and sb = r_b + gap/2 (the middle of the overlap, as sphere.h), so the
+  contact point velocity is v - s (w x n) and a torque is -s (n x F) = -s (n x Ft): the normal
+  force has no moment. The loop is specialised at compile time on commit, periodicity and
+  whether the dissipative parts (fd, td) are wanted, so its body carries no tests of them.
 */
 #include "hooke.h"
 #include "../shapes/sphere.h"
 
-/* accumulates one contact's force F (on a) and its dissipative part D at lever arms la, lb */
-static inline void DemFusedAssemble(PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscInt a, PetscInt b, const PetscReal F[3], const PetscReal D[3], const PetscReal la[3], const PetscReal lb[3])
+#define DEM_NOSHIFT 13
+
+typedef struct {
+  PetscReal pe, es, dr;
+  PetscInt  nc;
+} DemFusedSums;
+
+/*
+  The sphere/sphere pairs [0, npair) of a group, in two passes: a tight filter that collects
+  the touching pairs into touch[] (branch-free) and clears the history of the others, then the
+  contacts themselves. Most candidate pairs of a packed bed do not touch, and the filter keeps
+  their cost to a distance test.
+*/
+static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, const int commit, const int periodic)
 {
-  f[3 * a] += F[0], f[3 * a + 1] += F[1], f[3 * a + 2] += F[2];
-  f[3 * b] -= F[0], f[3 * b + 1] -= F[1], f[3 * b + 2] -= F[2];
-  t[3 * a] += la[1] * F[2] - la[2] * F[1];
-  t[3 * a + 1] += la[2] * F[0] - la[0] * F[2];
-  t[3 * a + 2] += la[0] * F[1] - la[1] * F[0];
-  t[3 * b] -= lb[1] * F[2] - lb[2] * F[1];
-  t[3 * b + 1] -= lb[2] * F[0] - lb[0] * F[2];
-  t[3 * b + 2] -= lb[0] * F[1] - lb[1] * F[0];
-  if (fd) {
-    fd[3 * a] += D[0], fd[3 * a + 1] += D[1], fd[3 * a + 2] += D[2];
-    fd[3 * b] -= D[0], fd[3 * b + 1] -= D[1], fd[3 * b + 2] -= D[2];
-    td[3 * a] += la[1] * D[2] - la[2] * D[1];
-    td[3 * a + 1] += la[2] * D[0] - la[0] * D[2];
-    td[3 * a + 2] += la[0] * D[1] - la[1] * D[0];
-    td[3 * b] -= lb[1] * D[2] - lb[2] * D[1];
-    td[3 * b + 1] -= lb[2] * D[0] - lb[0] * D[2];
-    td[3 * b + 2] -= lb[0] * D[1] - lb[1] * D[0];
+  PetscInt nt = 0;
+
+  for (PetscInt k = 0; k < npair; k++) {
+    const size_t     a = (size_t)A[k], b = (size_t)B[k];
+    const PetscReal *xa = x + 3 * a, *xb = x + 3 * b, rs = rad[a] + rad[b];
+    PetscReal        d0 = xa[0] - xb[0], d1 = xa[1] - xb[1], d2 = xa[2] - xb[2];
+    int              in;
+    if (periodic) {
+      const PetscReal *sh = tbl[S[k]];
+      d0 -= sh[0], d1 -= sh[1], d2 -= sh[2];
+    }
+    in        = d0 * d0 + d1 * d1 + d2 * d2 < rs * rs;
+    touch[nt] = k;
+    nt += in;
+    if (commit) { /* not touching: the pair forgets its history (x 0; x 1 keeps it exactly) */
+      PetscReal *restrict h = hist + DEM_FRICTION_HISTSIZE * k;
+      const PetscReal keep = in ? 1.0 : 0.0;
+      h[0] *= keep, h[1] *= keep, h[2] *= keep, h[3] *= keep;
+    }
   }
+  return nt;
 }
 
-/* velocity of a relative to b at the contact point */
-static inline void DemFusedVrel(const PetscReal *v, const PetscReal *w, PetscInt a, PetscInt b, const PetscReal la[3], const PetscReal lb[3], PetscReal vr[3])
+static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int commit, const int periodic, const int withfd, DemFusedSums *sum)
 {
-  const PetscReal *wa = w + 3 * a, *wb = w + 3 * b;
-  vr[0] = (v[3 * a] + wa[1] * la[2] - wa[2] * la[1]) - (v[3 * b] + wb[1] * lb[2] - wb[2] * lb[1]);
-  vr[1] = (v[3 * a + 1] + wa[2] * la[0] - wa[0] * la[2]) - (v[3 * b + 1] + wb[2] * lb[0] - wb[0] * lb[2]);
-  vr[2] = (v[3 * a + 2] + wa[0] * la[1] - wa[1] * la[0]) - (v[3 * b + 2] + wb[0] * lb[1] - wb[1] * lb[0]);
+  PetscReal pe = 0, es_sum = 0, dr = 0;
+
+  for (PetscInt i = 0; i < nt; i++) {
+    const PetscInt k = touch[i];
+    const size_t   a = (size_t)A[k], b = (size_t)B[k];
+    PetscReal *restrict h = hist + DEM_FRICTION_HISTSIZE * k;
+    const PetscReal ra = rad[a], rb = rad[b];
+    PetscReal d0, d1, d2, r2;
+    PetscReal n[3], vr[3], ft[3], D[3], c[3], gap, dist, inv, sa, sb, imab, m, fn, dfn, cn, kt, en, dis, es;
+    int       slip;
+
+    d0 = x[3 * a] - x[3 * b];
+    d1 = x[3 * a + 1] - x[3 * b + 1];
+    d2 = x[3 * a + 2] - x[3 * b + 2];
+    if (periodic) {
+      const PetscReal *sh = tbl[S[k]];
+      d0 -= sh[0], d1 -= sh[1], d2 -= sh[2];
+    }
+    r2 = d0 * d0 + d1 * d1 + d2 * d2;
+    /* geometry as sphere.h */
+    dist = PetscSqrtReal(r2);
+    if (dist > 0) {
+      inv  = 1.0 / dist;
+      n[0] = d0 * inv, n[1] = d1 * inv, n[2] = d2 * inv;
+    } else n[0] = n[1] = 0, n[2] = 1;
+    gap = dist - (ra + rb);
+    sa  = ra + 0.5 * gap;
+    sb  = rb + 0.5 * gap;
+    { /* velocity of a relative to b at the contact point: va - sa wa x n - (vb + sb wb x n) */
+      const PetscReal *wa = w + 3 * a, *wb = w + 3 * b;
+      const PetscReal  u0 = sa * wa[0] + sb * wb[0], u1 = sa * wa[1] + sb * wb[1], u2 = sa * wa[2] + sb * wb[2];
+      vr[0] = v[3 * a] - v[3 * b] - (u1 * n[2] - u2 * n[1]);
+      vr[1] = v[3 * a + 1] - v[3 * b + 1] - (u2 * n[0] - u0 * n[2]);
+      vr[2] = v[3 * a + 2] - v[3 * b + 2] - (u0 * n[1] - u1 * n[0]);
+    }
+    imab = im[a] + im[b];
+    m    = imab > 0 ? 1.0 / imab : PETSC_MAX_REAL;
+    DemHookeContact_Private(hk, n, vr, gap, m, h, dt, commit, &fn, ft, &dfn, &cn, &kt, &en, &dis, &slip, D, &es);
+    /* forces: F = fn n + ft on a, -F on b; torques -sa n x ft on a, -sb n x ft on b */
+    f[3 * a] += fn * n[0] + ft[0];
+    f[3 * a + 1] += fn * n[1] + ft[1];
+    f[3 * a + 2] += fn * n[2] + ft[2];
+    f[3 * b] -= fn * n[0] + ft[0];
+    f[3 * b + 1] -= fn * n[1] + ft[1];
+    f[3 * b + 2] -= fn * n[2] + ft[2];
+    c[0] = n[1] * ft[2] - n[2] * ft[1];
+    c[1] = n[2] * ft[0] - n[0] * ft[2];
+    c[2] = n[0] * ft[1] - n[1] * ft[0];
+    t[3 * a] -= sa * c[0], t[3 * a + 1] -= sa * c[1], t[3 * a + 2] -= sa * c[2];
+    t[3 * b] -= sb * c[0], t[3 * b + 1] -= sb * c[1], t[3 * b + 2] -= sb * c[2];
+    if (withfd) { /* the same for the dissipative part D */
+      fd[3 * a] += D[0], fd[3 * a + 1] += D[1], fd[3 * a + 2] += D[2];
+      fd[3 * b] -= D[0], fd[3 * b + 1] -= D[1], fd[3 * b + 2] -= D[2];
+      c[0] = n[1] * D[2] - n[2] * D[1];
+      c[1] = n[2] * D[0] - n[0] * D[2];
+      c[2] = n[0] * D[1] - n[1] * D[0];
+      td[3 * a] -= sa * c[0], td[3 * a + 1] -= sa * c[1], td[3 * a + 2] -= sa * c[2];
+      td[3 * b] -= sb * c[0], td[3 * b + 1] -= sb * c[1], td[3 * b + 2] -= sb * c[2];
+    }
+    pe += en;
+    es_sum += es;
+    dr += dis;
+  }
+  sum->pe += pe;
+  sum->es += es_sum;
+  sum->dr += dr;
+  sum->nc += nt;
+}
+
+/* sphere/plane pairs: the plane's world normal n, gap = (x_a - x_b).n - r_a, as plane.c */
+static PetscErrorCode DemHookeFusedSP(const DemContactLaw_Hooke *hk, DemSim sim, const DemPairBatch *pb, PetscReal *hist, PetscReal dt, PetscBool commit, DemForceOut *out, DemFusedSums *sum)
+{
+  DemBodyStore    *bs;
+  const PetscReal *x = pb->state->x, *v = pb->state->v, *w = pb->state->w, *q = pb->state->q;
+  PetscReal       *f = out->f, *t = out->t, *fd = out->fd, *td = out->td;
+
+  PetscFunctionBegin;
+  PetscCall(DemSimGetBodies(sim, &bs));
+  for (PetscInt k = 0; k < pb->n; k++) {
+    const PetscInt a = pb->a[k], b = pb->b[k];
+    PetscReal     *h = hist + DEM_FRICTION_HISTSIZE * k;
+    PetscReal      d[3], n0[3], n[3], la[3], lb[3], vr[3], F[3], D[3], ft[3], hgt, gap, fn, dfn, cn, kt, en, dis, es, m;
+    int            slip;
+    PetscCall(DemPlaneGetNormal(sim->shapes[bs->shape[b]], n0));
+    DemQuatRotate(&q[4 * b], n0, n);
+    for (int j = 0; j < 3; j++) d[j] = x[3 * a + j] - x[3 * b + j];
+    hgt = d[0] * n[0] + d[1] * n[1] + d[2] * n[2];
+    gap = hgt - bs->radius[a];
+    if (!(gap < 0)) {
+      if (commit) DemFrictionReset_Private(h);
+      continue;
+    }
+    for (int j = 0; j < 3; j++) {
+      la[j] = -(bs->radius[a] + 0.5 * gap) * n[j];
+      lb[j] = d[j] + la[j];
+    }
+    {
+      const PetscReal *wa = w + 3 * a, *wb = w + 3 * b;
+      vr[0] = (v[3 * a] + wa[1] * la[2] - wa[2] * la[1]) - (v[3 * b] + wb[1] * lb[2] - wb[2] * lb[1]);
+      vr[1] = (v[3 * a + 1] + wa[2] * la[0] - wa[0] * la[2]) - (v[3 * b + 1] + wb[2] * lb[0] - wb[0] * lb[2]);
+      vr[2] = (v[3 * a + 2] + wa[0] * la[1] - wa[1] * la[0]) - (v[3 * b + 2] + wb[0] * lb[1] - wb[1] * lb[0]);
+    }
+    {
+      const PetscReal imab = bs->inv_m[a] + bs->inv_m[b];
+      m = imab > 0 ? 1.0 / imab : PETSC_MAX_REAL;
+    }
+    DemHookeContact_Private(hk, n, vr, gap, m, h, dt, commit, &fn, ft, &dfn, &cn, &kt, &en, &dis, &slip, D, &es);
+    for (int j = 0; j < 3; j++) F[j] = fn * n[j] + ft[j];
+    f[3 * a] += F[0], f[3 * a + 1] += F[1], f[3 * a + 2] += F[2];
+    f[3 * b] -= F[0], f[3 * b + 1] -= F[1], f[3 * b + 2] -= F[2];
+    t[3 * a] += la[1] * F[2] - la[2] * F[1];
+    t[3 * a + 1] += la[2] * F[0] - la[0] * F[2];
+    t[3 * a + 2] += la[0] * F[1] - la[1] * F[0];
+    t[3 * b] -= lb[1] * F[2] - lb[2] * F[1];
+    t[3 * b + 1] -= lb[2] * F[0] - lb[0] * F[2];
+    t[3 * b + 2] -= lb[0] * F[1] - lb[1] * F[0];
+    if (fd) {
+      fd[3 * a] += D[0], fd[3 * a + 1] += D[1], fd[3 * a + 2] += D[2];
+      fd[3 * b] -= D[0], fd[3 * b + 1] -= D[1], fd[3 * b + 2] -= D[2];
+      td[3 * a] += la[1] * D[2] - la[2] * D[1];
+      td[3 * a + 1] += la[2] * D[0] - la[0] * D[2];
+      td[3 * a + 2] += la[0] * D[1] - la[1] * D[0];
+      td[3 * b] -= lb[1] * D[2] - lb[2] * D[1];
+      td[3 * b + 1] -= lb[2] * D[0] - lb[0] * D[2];
+      td[3 * b + 2] -= lb[0] * D[1] - lb[1] * D[0];
+    }
+    sum->pe += en;
+    sum->es += es;
+    sum->dr += dis;
+    sum->nc++;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBatch *pb, PetscReal dt, PetscBool commit, DemForceOut *out, PetscBool *handled)
 {
-  const DemContactLaw_Hooke *hk = (const DemContactLaw_Hooke *)law->data;
+  const DemContactLaw_Hooke *hk  = (const DemContactLaw_Hooke *)law->data;
   DemSim                     sim = pb->sim;
   DemBodyStore              *bs;
-  const PetscReal           *x = pb->state->x, *v = pb->state->v, *w = pb->state->w, *q = pb->state->q;
-  const PetscReal           *rad, *im;
-  PetscReal                 *hist = sim->nl.history, pe = 0, es_sum = 0, dr = 0;
-  const PetscInt             hs = sim->histsize;
-  PetscInt                   nc = 0;
-  /* image index of each pair (13: no shift), so unshifted pairs skip the shift vector */
-  const PetscInt            *shiftidx = (pb->shift && pb->n) ? sim->nl.shiftidx + pb->pair[0] : NULL;
+  PetscReal                 *hist;
+  DemFusedSums               sum = {0, 0, 0, 0};
 
   PetscFunctionBegin;
   *handled = PETSC_FALSE;
-  if (!hs) hist = NULL;
-  /* with one law the history stride is this law's 4 reals (friction.h), zeroed inline */
-  if (hs && hs != DEM_FRICTION_HISTSIZE) PetscFunctionReturn(PETSC_SUCCESS);
+  /* with one law the history stride is this law's 4 reals (friction.h) */
+  if (sim->histsize != DEM_FRICTION_HISTSIZE) PetscFunctionReturn(PETSC_SUCCESS);
   if (pb->ka != DEM_KIND_SPHERE || (pb->kb != DEM_KIND_SPHERE && pb->kb != DEM_KIND_PLANE)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DemSimGetBodies(sim, &bs));
-  rad = bs->radius;
-  im  = bs->inv_m;
-  for (PetscInt k = 0; k < pb->n; k++) {
-    const PetscInt a = pb->a[k], b = pb->b[k];
-    PetscReal     *h = hist ? hist + DEM_FRICTION_HISTSIZE * pb->pair[k] : NULL;
-    PetscReal      d[3], n[3], la[3], lb[3], gap, vr[3], F[3], D[3], ft[3], fn, dfn, cn, kt, en, dis, es, m, imab;
-    int            slip;
-    if (pb->kb == DEM_KIND_SPHERE) {
-      PetscReal r2, rs = rad[a] + rad[b];
-      d[0] = x[3 * a] - x[3 * b];
-      d[1] = x[3 * a + 1] - x[3 * b + 1];
-      d[2] = x[3 * a + 2] - x[3 * b + 2];
-      if (shiftidx && shiftidx[k] != 13) d[0] -= pb->shift[3 * k], d[1] -= pb->shift[3 * k + 1], d[2] -= pb->shift[3 * k + 2];
-      r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-      if (r2 >= rs * rs) { /* not touching: the pair forgets its history */
-        if (h && commit) DemFrictionReset_Private(h);
-        continue;
-      }
-      DemSphereSphereGeom_Private(d, r2, rad[a], rad[b], n, &gap, la, lb);
-    } else { /* plane b: world normal, gap = (x_a - x_b).n - r_a, as plane.c */
-      PetscReal n0[3], hgt;
-      PetscCall(DemPlaneGetNormal(sim->shapes[bs->shape[b]], n0));
-      DemQuatRotate(&q[4 * b], n0, n);
-      for (int j = 0; j < 3; j++) d[j] = x[3 * a + j] - x[3 * b + j];
-      hgt = d[0] * n[0] + d[1] * n[1] + d[2] * n[2];
-      gap = hgt - rad[a];
-      if (!(gap < 0)) {
-        if (h && commit) DemFrictionReset_Private(h);
-        continue;
-      }
-      for (int j = 0; j < 3; j++) {
-        la[j] = -(rad[a] + 0.5 * gap) * n[j];
-        lb[j] = d[j] + la[j];
-      }
-    }
-    DemFusedVrel(v, w, a, b, la, lb, vr);
-    imab = im[a] + im[b];
-    m    = imab > 0 ? 1.0 / imab : PETSC_MAX_REAL;
-    DemHookeContact_Private(hk, n, vr, gap, m, h, dt, commit, &fn, ft, &dfn, &cn, &kt, &en, &dis, &slip, D, &es);
-    F[0] = fn * n[0] + ft[0];
-    F[1] = fn * n[1] + ft[1];
-    F[2] = fn * n[2] + ft[2];
-    DemFusedAssemble(out->f, out->t, out->fd, out->td, a, b, F, D, la, lb);
-    pe += en;
-    es_sum += es;
-    dr += dis;
-    nc++;
+  if (!pb->n) {
+    *handled = PETSC_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  out->pe_contact += pe;
-  out->eslip += es_sum;
-  out->dissip_rate += dr;
-  out->ncontacts += nc;
+  PetscCall(DemSimGetBodies(sim, &bs));
+  /* the pairs of a batch are consecutive in the list: their history too */
+  hist = sim->nl.history + DEM_FRICTION_HISTSIZE * pb->pair[0];
+  if (pb->kb == DEM_KIND_SPHERE) {
+    const PetscInt  *S = pb->shift ? sim->nl.shiftidx + pb->pair[0] : NULL;
+    const PetscReal *x = pb->state->x, *v = pb->state->v, *w = pb->state->w;
+    PetscReal        tbl[27][3];
+    const int        withfd = out->fd && out->td;
+    if (S) /* image shifts from the image index (neighbour.c): no per-pair shift vectors read */
+      for (int s = 0; s < 27; s++) {
+        tbl[s][0] = (s / 9 - 1) * (sim->hi[0] - sim->lo[0]);
+        tbl[s][1] = ((s / 3) % 3 - 1) * (sim->hi[1] - sim->lo[1]);
+        tbl[s][2] = (s % 3 - 1) * (sim->hi[2] - sim->lo[2]);
+      }
+    PetscInt         nt;
+    if (pb->n > hk->touchcap) {
+      DemContactLaw_Hooke *hw = (DemContactLaw_Hooke *)law->data;
+      PetscCall(PetscFree(hw->touch));
+      hw->touchcap = PetscMax(pb->n, 2 * hw->touchcap);
+      PetscCall(PetscMalloc1(hw->touchcap, &hw->touch));
+    }
+    if (commit && S) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hk->touch, 1, 1);
+    else if (commit) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hk->touch, 1, 0);
+    else nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hk->touch, 0, S ? 1 : 0);
+#define DEM_HOOKE_SS(C, P, W) DemHookeFusedSS(hk, nt, hk->touch, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, out->f, out->t, out->fd, out->td, dt, C, P, W, &sum)
+    /* explicit steps commit and want fd: those two variants are specialised, the rest not */
+    if (commit && withfd && S) DEM_HOOKE_SS(1, 1, 1);
+    else if (commit && withfd) DEM_HOOKE_SS(1, 0, 1);
+    else DEM_HOOKE_SS(commit ? 1 : 0, S ? 1 : 0, withfd);
+#undef DEM_HOOKE_SS
+  } else PetscCall(DemHookeFusedSP(hk, sim, pb, hist, dt, commit, out, &sum));
+  out->pe_contact += sum.pe;
+  out->eslip += sum.es;
+  out->dissip_rate += sum.dr;
+  out->ncontacts += sum.nc;
   *handled = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

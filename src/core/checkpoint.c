@@ -38,6 +38,7 @@
   fault, and nothing of the run changes: a restart first checks the whole file, then applies it.
 */
 #include "guard.h"
+#include "dem_tools.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -394,6 +395,10 @@ PetscErrorCode DemCheckpointSerialize_Private(DemSim sim, DemBuf *b)
   uint64_t          l;
 
   PetscFunctionBegin;
+  if (DemDecompActive_Private(sim)) { /* MPI: the gathered state in serial layout, on rank 0 (decomp.c) */
+    PetscCall(DemDecompSerialize_Private(sim, b));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCheck(bs->nghost == 0, sim->comm, PETSC_ERR_SUP, "checkpoints of runs with ghost bodies are not supported");
   PetscCall(DemConfText(sim, &conf, &iconf));
   b->n = 0;
@@ -526,22 +531,6 @@ PetscErrorCode DemCheckpointSerialize_Private(DemSim sim, DemBuf *b)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode DemMkdir(const char dir[])
-{
-  char tmp[PETSC_MAX_PATH_LEN];
-
-  PetscFunctionBegin;
-  PetscCall(PetscStrncpy(tmp, dir, sizeof(tmp)));
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    PetscCheck(mkdir(tmp, 0777) == 0 || errno == EEXIST, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create directory '%s': %s", tmp, strerror(errno));
-    *p = '/';
-  }
-  PetscCheck(mkdir(tmp, 0777) == 0 || errno == EEXIST, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create directory '%s': %s", tmp, strerror(errno));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* writes data to path through path.tmp, synced, then renamed; errno-style message in err */
 static int DemWriteAtomic(const char path[], const void *data, size_t len, char *err, size_t errlen)
 {
@@ -592,7 +581,7 @@ PetscErrorCode DemCheckpointWriteBytes_Private(DemSim sim, PetscInt step, const 
   PetscCall(PetscSNPrintf(dir, sizeof(dir), "%s/checkpoints", sim->out.dir));
   PetscCall(PetscSNPrintf(path, len, "%s/step-%" PetscInt_FMT ".ckpt", dir, step));
   if (sim->rank == 0) { /* errors go to every rank below: no rank waits for a failed one */
-    if (DemMkdir(dir)) {
+    if (DemMkdirP_Private(dir)) {
       ok = 0;
       PetscCall(PetscStrncpy(err, DemLastError(), sizeof(err)));
     } else ok = DemWriteAtomic(path, b->p, b->n, err, sizeof(err)) == 0;

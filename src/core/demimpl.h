@@ -96,6 +96,9 @@ struct _DemIntegratorOps {
      first. NULL: a restart warns that the integrator's state starts afresh; an integrator with
      no such state sets DemIntegratorCheckpointNone. */
   PetscErrorCode (*checkpoint)(DemIntegrator, FILE *fp, PetscBool write);
+  /* optional, appended (output.c): the values of the integrator's own thermo.csv columns,
+     named by the NULL-terminated thermo_names of the integrator (newmark.c) */
+  PetscErrorCode (*thermo)(DemIntegrator, PetscReal values[]);
 };
 
 struct _p_DemIntegrator {
@@ -111,6 +114,8 @@ struct _p_DemIntegrator {
                                  0 (undeclared): a warning */
   PetscReal        dt_min;    /* a rejected step whose suggested dt_next is below this stops the
                                  run with a diagnosis; 0: 1e-9 of the configured dt */
+  const char *const *thermo_names; /* appended: extra thermo.csv columns (ops->thermo), or NULL */
+  PetscBool        mpi;       /* appended: correct on more than one MPI rank (decomp.c refuses the others) */
 };
 
 /* ---- neighbour list (src/search) ---- */
@@ -140,6 +145,10 @@ typedef struct {
   PetscInt  *cellhead, *cellnext, ncells, cellcap;
   PetscInt   nc[3];
   PetscReal  cell[3];
+  /* appended: history slots of contacts with a feature key, at npairs + s (featslot.c) */
+  PetscInt   nfeat, featcap, fhashcap, fbuild; /* fbuild: nbuilds + 1 of the build they belong to */
+  PetscInt  *fpair, *fhash;
+  int64_t   *fkey;
 } DemNeighbourList;
 
 /* history hash: (gid_a, gid_b, feature) -> history values; survives rebuilds */
@@ -158,6 +167,12 @@ PETSC_EXTERN PetscReal *DemHistoryMapGet(DemHistoryMap *, int64_t a, int64_t b, 
 
 PETSC_EXTERN PetscErrorCode DemNeighbourBuild_Private(DemSim, const PetscReal *x);
 PETSC_EXTERN PetscErrorCode DemNeighbourFree_Private(DemNeighbourList *);
+/* feature slots (featslot.c): the history slot of (pair, feature != 0), made on first use after
+   a build; at a rebuild the nonzero ones go into sim->hmap; forces.c zeroes untouched ones */
+PETSC_EXTERN PetscErrorCode DemNeighbourFeatureSlot_Private(DemSim, PetscInt pair, int64_t feature, PetscBool create, PetscInt *slot, PetscBool *fresh);
+PETSC_EXTERN PetscErrorCode DemNeighbourFeatureSave_Private(DemSim);
+PETSC_EXTERN PetscInt       DemNeighbourFeatureCount_Private(DemSim);
+PETSC_EXTERN PetscErrorCode DemNeighbourFeatureFree_Private(DemNeighbourList *);
 
 /* ---- walls, loads, output ---- */
 typedef struct {
@@ -263,7 +278,21 @@ struct _p_DemSim {
   PetscInt     checkpoint_every; /* output.checkpoint_every, steps; 0: none */
   char         restart[PETSC_MAX_PATH_LEN]; /* --restart CHECKPOINT; empty for a fresh run */
   void        *guard;            /* state of the guards of a running simulation (guard.c) */
+  struct _DemDecomp *decomp;     /* MPI domain decomposition (decomp.c); NULL on one rank */
 };
+
+/* ---- MPI domain decomposition (src/core/decomp.c); every hook is skipped on one rank ---- */
+PETSC_EXTERN PetscBool      DemDecompActive_Private(DemSim);
+PETSC_EXTERN PetscErrorCode DemDecompSetFromConfig_Private(DemSim, DemNode root);
+PETSC_EXTERN PetscErrorCode DemDecompDistribute_Private(DemSim);
+PETSC_EXTERN PetscErrorCode DemDecompUpdateNeighbours_Private(DemSim, const PetscReal *x, PetscBool force);
+PETSC_EXTERN PetscErrorCode DemDecompReverseForces_Private(DemSim, DemForceOut *);
+PETSC_EXTERN PetscErrorCode DemDecompGatherBodies_Private(DemSim, DemBodyStore *all);
+PETSC_EXTERN PetscErrorCode DemDecompDestroy_Private(DemSim);
+/* sums two per-rank powers (an integrator's dissipation bookkeeping) over the ranks */
+PETSC_EXTERN PetscErrorCode DemDecompSumPowers_Private(DemSim, PetscReal *p0, PetscReal *p1);
+/* *any = some rank has `failed`; msg becomes the message of the lowest such rank */
+PETSC_EXTERN PetscErrorCode DemDecompAgree_Private(DemSim, PetscBool failed, PetscBool *any, char msg[], size_t len);
 
 /* forces with the laws' fused kernels where possible (explicit integrators; forces.c) */
 PETSC_EXTERN PetscErrorCode DemForcesComputeFast(DemSim, const DemState *, PetscBool commit, DemForceOut *);

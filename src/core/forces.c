@@ -164,14 +164,23 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
 
   PetscFunctionBegin;
   PetscCheck(!want_jacobian || out->J, sim->comm, PETSC_ERR_ARG_NULL, "want_jacobian needs a matrix in out->J");
-  PetscCall(PetscArrayzero(f, 3 * nb));
-  PetscCall(PetscArrayzero(t, 3 * nb));
-  /* gravity on every mobile body; fixed bodies and walls report only their reactions */
-  for (PetscInt i = 0; i < nb; i++) {
-    if (bs->inv_m[i] == 0) continue;
-    f[3 * i] += bs->m[i] * g[0];
-    f[3 * i + 1] += bs->m[i] * g[1];
-    f[3 * i + 2] += bs->m[i] * g[2];
+  /* one pass: gravity on every mobile owned body (MPI: not on ghosts, whose forces go to their
+     owners; fixed bodies and walls report only their reactions), zero torques, and zero
+     dissipative parts when wanted */
+  for (PetscInt i = 0; i < bs->n; i++) {
+    const PetscReal m = bs->inv_m[i] == 0 ? 0.0 : bs->m[i];
+    f[3 * i]     = 0.0 + m * g[0];
+    f[3 * i + 1] = 0.0 + m * g[1];
+    f[3 * i + 2] = 0.0 + m * g[2];
+    t[3 * i] = t[3 * i + 1] = t[3 * i + 2] = 0;
+    if (out->fd) {
+      out->fd[3 * i] = out->fd[3 * i + 1] = out->fd[3 * i + 2] = 0;
+      out->td[3 * i] = out->td[3 * i + 1] = out->td[3 * i + 2] = 0;
+    }
+  }
+  if (nb > bs->n) {
+    PetscCall(PetscArrayzero(f + 3 * bs->n, 3 * (nb - bs->n)));
+    PetscCall(PetscArrayzero(t + 3 * bs->n, 3 * (nb - bs->n)));
   }
   /* external loads: force at a body-frame point, plus a moment; linear ramp in time */
   for (PetscInt l = 0; l < sim->nload; l++) {
@@ -191,9 +200,9 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
   out->dissip_rate = 0;
   out->ncontacts   = 0;
   out->eslip       = 0;
-  if (out->fd) {
-    PetscCall(PetscArrayzero(out->fd, 3 * nb));
-    PetscCall(PetscArrayzero(out->td, 3 * nb));
+  if (out->fd && nb > bs->n) {
+    PetscCall(PetscArrayzero(out->fd + 3 * bs->n, 3 * (nb - bs->n)));
+    PetscCall(PetscArrayzero(out->td + 3 * bs->n, 3 * (nb - bs->n)));
   }
   /* fused kernels: one pass per group for a single law that knows the group's shape kinds */
   PetscCall(PetscArrayzero(skip, DEM_KIND_MAX * DEM_KIND_MAX));
@@ -293,19 +302,23 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
       td[3 * b + 1] -= rb[2] * D[0] - rb[0] * D[2];
       td[3 * b + 2] -= rb[0] * D[1] - rb[1] * D[0];
     }
-    out->ncontacts += cl->gap[c] < 0;
+    out->ncontacts += cl->gap[c] < sim->laws[cl->law[c]]->activation; /* barrier laws: active below g_bar */
   }
   /* a pair that is not in contact forgets its history */
   if (commit && sim->histsize > 0) {
     const PetscInt hs = sim->histsize;
-    if (nl->npairs > sim->touchcap) {
+    PetscInt       nslot = nl->npairs + DemNeighbourFeatureCount_Private(sim); /* + feature slots (featslot.c) */
+    if (nslot > sim->touchcap) {
       PetscCall(PetscFree(sim->touched));
-      sim->touchcap = PetscMax(nl->npairs, 2 * sim->touchcap);
+      sim->touchcap = PetscMax(nslot, 2 * sim->touchcap);
       PetscCall(PetscMalloc1(sim->touchcap, &sim->touched));
     }
     char      *touched = sim->touched;
     PetscReal *hist    = nl->history;
-    if (nl->npairs) memset(touched, 0, (size_t)nl->npairs); /* touched is NULL without pairs (UBSan) */
+    PetscBool  allfused = (cl->n == 0 && nslot == nl->npairs) ? PETSC_TRUE : PETSC_FALSE;
+    for (PetscInt gi = 0; gi < nl->ngroups; gi++) allfused = allfused && skip[gi];
+    if (allfused) nslot = 0; /* the fused kernels kept every pair's history: nothing to do */
+    if (nslot) memset(touched, 0, (size_t)nslot); /* touched is NULL without pairs (UBSan) */
     for (PetscInt c = 0; c < cl->n; c++)
       if (cl->hist[c] >= 0 && cl->gap[c] < sim->laws[cl->law[c]]->activation) touched[cl->hist[c]] = 1;
     for (PetscInt gi = 0; gi < nl->ngroups; gi++) {
@@ -314,7 +327,11 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
         if (!touched[k])
           for (PetscInt j = 0; j < hs; j++) hist[k * hs + j] = 0;
     }
+    for (PetscInt k = nl->npairs; k < nslot; k++)
+      if (!touched[k])
+        for (PetscInt j = 0; j < hs; j++) hist[k * hs + j] = 0;
   }
+  if (DemDecompActive_Private(sim)) PetscCall(DemDecompReverseForces_Private(sim, out)); /* MPI: ghost forces to owners, sums (decomp.c) */
   PetscCall(DemFieldsCompute_Private(sim, st, out)); /* drag and near-field forces (fields.c) */
   if (sim->dim == 2) PetscCall(DemSimConstrain(sim, f, t));
   PetscFunctionReturn(PETSC_SUCCESS);

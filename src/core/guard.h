@@ -40,5 +40,7 @@ PETSC_EXTERN PetscErrorCode DemBufPut_Private(DemBuf *, const void *, size_t);
 PETSC_EXTERN PetscErrorCode DemBufFree_Private(DemBuf *);
 /* serializes the current state into b (a complete checkpoint file) */
 PETSC_EXTERN PetscErrorCode DemCheckpointSerialize_Private(DemSim, DemBuf *b);
+/* the same for a run decomposed over several MPI ranks: gathered on rank 0 (decomp.c) */
+PETSC_EXTERN PetscErrorCode DemDecompSerialize_Private(DemSim, DemBuf *b);
 /* writes bytes to DIR/checkpoints/step-<step>.ckpt atomically (rank 0; collective) */
 PETSC_EXTERN PetscErrorCode DemCheckpointWriteBytes_Private(DemSim, PetscInt step, const DemBuf *b, char path[], size_t len);

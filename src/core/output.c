@@ -14,11 +14,13 @@
   reader never sees half a file; the CSV series are flushed at every thermo step.
   Only rank 0 writes the CSV files.
 */
+#include "dem_tools.h"
 #include "demimpl.h"
 #include "dem_vtk.h"
 #include "dem_plugin.h"
 #include <sys/stat.h>
 #include <errno.h>
+#include <unistd.h>
 
 typedef struct {
   FILE     *thermo, *walls, *track;
@@ -33,22 +35,6 @@ static DemOutputState *DemOut(DemSim sim)
   return (DemOutputState *)sim->outstate;
 }
 
-
-static PetscErrorCode DemMkdirP(const char dir[])
-{
-  char tmp[PETSC_MAX_PATH_LEN];
-
-  PetscFunctionBegin;
-  PetscCall(PetscStrncpy(tmp, dir, sizeof(tmp)));
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    PetscCheck(mkdir(tmp, 0777) == 0 || errno == EEXIST, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create directory '%s': %s", tmp, strerror(errno));
-    *p = '/';
-  }
-  PetscCheck(mkdir(tmp, 0777) == 0 || errno == EEXIST, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create directory '%s': %s", tmp, strerror(errno));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode DemOpenCSV(const char dir[], const char name[], const char header[], FILE **fp)
 {
@@ -69,6 +55,19 @@ static PetscErrorCode DemOpenCSVRun(DemSim sim, const char name[], const char he
   if (sim->restart[0]) PetscCall(DemCheckpointReopenCSV_Private(sim, sim->out.dir, name, header, fp));
   else PetscCall(DemOpenCSV(sim->out.dir, name, header, fp));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the extension of frame s of a series: pvtp on several ranks; after a restart with another
+   rank count (MPI checkpoints restart on one rank, decomp.c) the earlier frames keep theirs */
+static const char *DemVtkExt(DemSim sim, const char kind[], PetscInt s)
+{
+  const char *ext = sim->size > 1 ? "pvtp" : "vtp", *other = sim->size > 1 ? "vtp" : "pvtp";
+  char        path[PETSC_MAX_PATH_LEN];
+  if (!sim->restart[0]) return ext;
+  snprintf(path, sizeof(path), "%s/vtk/%s_%06" PetscInt_FMT ".%s", sim->out.dir, kind, s, ext);
+  if (access(path, F_OK) == 0) return ext;
+  snprintf(path, sizeof(path), "%s/vtk/%s_%06" PetscInt_FMT ".%s", sim->out.dir, kind, s, other);
+  return access(path, F_OK) == 0 ? other : ext;
 }
 
 /* true surfaces of the bodies whose shape tessellates itself (non-spherical bodies; spheres are
@@ -139,7 +138,7 @@ static PetscErrorCode DemWriteBodySurfaces(DemSim sim, PetscInt k)
     PetscCall(PetscMalloc2(os->nvtk, &files, os->nvtk, &times));
     for (PetscInt s = 0; s < os->nvtk; s++) {
       char name[64];
-      PetscCall(PetscSNPrintf(name, sizeof(name), "bodies_surf_%06" PetscInt_FMT ".%s", s, sim->size > 1 ? "pvtp" : "vtp"));
+      PetscCall(PetscSNPrintf(name, sizeof(name), "bodies_surf_%06" PetscInt_FMT ".%s", s, DemVtkExt(sim, "bodies_surf", s)));
       PetscCall(PetscStrallocpy(name, &files[s]));
       times[s] = os->vtktime[s];
     }
@@ -315,7 +314,7 @@ static PetscErrorCode DemWriteVTK(DemSim sim)
       if (!on[kk]) continue;
       for (PetscInt s = 0; s < os->nvtk; s++) {
         char name[64];
-        PetscCall(PetscSNPrintf(name, sizeof(name), "%s_%06" PetscInt_FMT ".%s", kinds[kk], s, sim->size > 1 ? "pvtp" : "vtp"));
+        PetscCall(PetscSNPrintf(name, sizeof(name), "%s_%06" PetscInt_FMT ".%s", kinds[kk], s, DemVtkExt(sim, kinds[kk], s)));
         PetscCall(PetscStrallocpy(name, &files[s]));
         times[s] = os->vtktime[s];
       }
@@ -337,15 +336,19 @@ PetscErrorCode DemOutputOpen_Private(DemSim sim)
   PetscCall(PetscNew(&os));
   sim->outstate = os;
   if (sim->rank == 0) {
-    PetscCall(DemMkdirP(sim->out.dir));
+    PetscCall(DemMkdirP_Private(sim->out.dir));
     if (sim->out.vtk_every >= 0) {
       PetscCall(PetscSNPrintf(vdir, sizeof(vdir), "%s/vtk", sim->out.dir));
-      PetscCall(DemMkdirP(vdir));
+      PetscCall(DemMkdirP_Private(vdir));
     }
     char header[4096] = "step,time,dt,ke_trans,ke_rot,pe_grav,pe_contact,dissipated,contacts,iterations,wall_s,e_total,e_balance,rejected";
     for (PetscInt k = 0; k < DemThermoExtraCount_Private(); k++) {
       PetscCall(PetscStrlcat(header, ",", sizeof(header)));
       PetscCall(PetscStrlcat(header, DemThermoExtraName_Private(k), sizeof(header)));
+    }
+    for (PetscInt k = 0; sim->integ && sim->integ->ops->thermo && sim->integ->thermo_names && sim->integ->thermo_names[k]; k++) { /* the integrator's columns */
+      PetscCall(PetscStrlcat(header, ",", sizeof(header)));
+      PetscCall(PetscStrlcat(header, sim->integ->thermo_names[k], sizeof(header)));
     }
     PetscCall(DemOpenCSVRun(sim, "thermo.csv", header, &os->thermo));
     if (sim->nwall) PetscCall(DemOpenCSVRun(sim, "walls.csv", "step,time,wall,fx,fy,fz,mx,my,mz", &os->walls));
@@ -392,6 +395,13 @@ PetscErrorCode DemOutputStep_Private(DemSim sim, PetscBool force)
       fprintf(os->thermo, "%" PetscInt_FMT ",%.10g,%.10g,%.12g,%.12g,%.12g,%.12g,%.12g,%" PetscInt_FMT ",%" PetscInt_FMT ",%.4f,%.12g,%.12g", sim->step, (double)sim->time, (double)sim->dt, (double)kt, (double)kr, (double)pg, (double)sim->pe_contact, (double)sim->dissipated, sim->ncontacts, sim->iterations, (double)(now - sim->wall0), (double)e, (double)(e + sim->dissipated));
       fprintf(os->thermo, ",%" PetscInt_FMT, sim->rejected); /* steps rejected so far (run.c) */
       for (PetscInt k = 0; k < os->nextra && k < 32; k++) fprintf(os->thermo, ",%.12g", (double)extra[k]); /* plugin columns */
+      if (sim->integ && sim->integ->ops->thermo && sim->integ->thermo_names) { /* the integrator's columns */
+        PetscReal iv[16];
+        PetscInt  ni = 0;
+        while (ni < 16 && sim->integ->thermo_names[ni]) ni++;
+        PetscCall((*sim->integ->ops->thermo)(sim->integ, iv));
+        for (PetscInt k = 0; k < ni; k++) fprintf(os->thermo, ",%.12g", (double)iv[k]);
+      }
       fprintf(os->thermo, "\n");
       fflush(os->thermo);
       for (PetscInt w = 0; w < sim->nwall && os->walls; w++) {
@@ -431,6 +441,11 @@ PetscErrorCode DemOutputClose_Private(DemSim sim)
   PetscFunctionBegin;
   if (sim->step % sim->out.thermo_every) PetscCall(DemOutputStep_Private(sim, PETSC_TRUE));
   if (sim->out.vtk_every >= 0 && os->nvtk && os->vtktime[os->nvtk - 1] < sim->time) PetscCall(DemWriteVTK(sim));
+  DemBodyStore all; /* MPI: every rank's bodies gathered on rank 0, in id order (decomp.c) */
+  if (DemDecompActive_Private(sim)) {
+    PetscCall(DemDecompGatherBodies_Private(sim, &all));
+    bs = &all;
+  }
   if (sim->rank == 0) {
     char  path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
     FILE *fp;
@@ -455,6 +470,7 @@ PetscErrorCode DemOutputClose_Private(DemSim sim)
     if (os->walls) fclose(os->walls);
     if (os->track) fclose(os->track);
   }
+  if (bs == &all) PetscCall(DemBodyStoreFree(&all));
   PetscCall(PetscFree(os->vtktime));
   PetscCall(PetscFree(sim->outstate));
   PetscFunctionReturn(PETSC_SUCCESS);

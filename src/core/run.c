@@ -122,6 +122,7 @@ PetscErrorCode DemSimRun(DemSim sim)
     PetscCall(DemGuardCheckState_Private(sim, &lost, msg, sizeof(msg))); /* left the domain */
     bad             = DemFindNonFinite(sim);
     if (bad >= 0) PetscCall(DemDiagnose(sim, bad, msg, sizeof(msg)));
+    if (sim->decomp) PetscCall(DemDecompAgree_Private(sim, bad >= 0 || lost, &lost, msg, sizeof(msg))); /* MPI: any rank's failure stops all, with its message (decomp.c) */
     if (bad >= 0 || lost) {
       PetscCall(DemRunFail(sim, msg, sizeof(msg)));
       SETERRQ(sim->comm, PETSC_ERR_NOT_CONVERGED, "%s", msg);

@@ -77,6 +77,7 @@ PetscErrorCode DemSimDestroy(DemSim *simp)
   PetscCall(DemHistoryMapFree(&sim->hmap));
   PetscCall(DemBondsDestroy_Private(sim));
   PetscCall(DemFieldsDestroy_Private(sim));
+  PetscCall(DemDecompDestroy_Private(sim));
   PetscCall(DemGuardEnd_Private(sim)); /* a run that stopped on an error (guard.c) */
   PetscCall(DemContactListFree(&sim->cl));
   PetscCall(PetscFree(sim->cf.fn));
@@ -946,7 +947,7 @@ static PetscErrorCode DemSimReadOutput(DemSim sim, DemNode root)
 */
 PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
 {
-  const char *const keys[] = {"name", "domain", "gravity", "materials", "contact", "shapes", "bodies", "walls", "loads", "search", "integrator", "run", "output", "plugins", "compare", "bonds", "fields", NULL};
+  const char *const keys[] = {"name", "domain", "gravity", "materials", "contact", "shapes", "bodies", "walls", "loads", "search", "integrator", "run", "output", "plugins", "compare", "bonds", "fields", "mpi", NULL};
   DemNode           dom, rn, sn, kn;
   const char       *name = NULL;
   PetscBool         domset = PETSC_FALSE;
@@ -1048,6 +1049,7 @@ PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
     DemNodeCheck(rn, (sim->end_time > 0) != (sim->max_steps > 0), "give exactly one of end_time > 0 (seconds) and steps > 0 (got end_time %g, steps %" PetscInt_FMT ")", (double)sim->end_time, sim->max_steps);
   }
   PetscCall(DemSimReadOutput(sim, root));
+  PetscCall(DemDecompSetFromConfig_Private(sim, root)); /* mpi: (decomp.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1110,7 +1112,9 @@ static PetscErrorCode DemSimCheckOverlaps(DemSim sim)
     PetscReal rmin = ((bs->flags[a] | bs->flags[b]) & DEM_WALL) ? bs->radius[body] : PetscMin(bs->radius[a], bs->radius[b]);
     /* penalty laws accept the small overlaps of a settled packing (restarts from a
        bodies_final.csv); deeper than 5 % of the smaller radius is a placement mistake */
-    if (sim->cl.gap[c] < -0.05 * rmin) {
+    /* a law with an activation gap (barrier_hybrid, 000 section 2.4.7) cannot start from any overlap */
+    PetscReal lim = sim->laws[sim->pairlaw[bs->material[a] * sim->nmat + bs->material[b]]]->activation > 0 ? 0 : -0.05 * rmin;
+    if (sim->cl.gap[c] < lim) {
       DemNode node = sim->setnode[sim->bodyset[body]], lst = NULL, item = NULL;
       /* point at the list item when the body comes from a list */
       PetscCall(DemNodeGet(node, "list", &lst));
@@ -1151,6 +1155,7 @@ PetscErrorCode DemSimSetUp(DemSim sim)
   }
   PetscCall(DemGuardCheckTimeStep_Private(sim)); /* dt above tc: explicit integrators refuse it */
   PetscCall(DemSimConstrain(sim, sim->bodies.v, sim->bodies.w));
+  PetscCall(DemDecompDistribute_Private(sim)); /* MPI: each rank keeps its subdomain (decomp.c) */
   PetscCall(DemIntegratorSetUp(sim->integ, sim));
   st   = (DemState){sim->bodies.x, sim->bodies.v, sim->bodies.w, sim->bodies.q};
   PetscCall(DemSimReserveDissipative_Private(sim));
@@ -1196,6 +1201,7 @@ PetscReal DemSimDissipativePower_Private(DemSim sim, const PetscReal *fd, const 
   PetscReal           s  = 0;
   for (PetscInt i = 0; i < bs->n; i++)
     for (int j = 0; j < 3; j++) s += fd[3 * i + j] * bs->v[3 * i + j] + td[3 * i + j] * bs->w[3 * i + j];
+  if (sim->decomp) (void)MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPIU_REAL, MPIU_SUM, sim->comm); /* MPI: over all ranks (decomp.c) */
   return s;
 }
 

@@ -15,8 +15,12 @@
     2. semi-implicit Euler, 004 eq. (13):
          M (v^{t+dt} - v^t) = dt (F_ext + B^T f),   q^{t+dt} = q^t + dt L(q^t) v^{t+dt}
        (positions x += dt v, orientations by the exponential map of dt w, as in verlet.c);
-       F_ext is gravity on mobile bodies and the run's loads at t + dt; no gyroscopic term
-       (exact for spheres and isotropic bodies, which is what the shapes provide today).
+       F_ext is gravity on mobile bodies and the run's loads at t + dt. The velocity update
+       changes the angular momentum at the orientation of t (no gyroscopic term there); a body
+       with unequal principal inertia (superquadrics) then turns by the torque-free rotation
+       of rotor.c over dt (002 eq. (5)-(7)), which updates q and w together and keeps the
+       world angular momentum of a free body (the exponential map of dt w would not: tested
+       in tests/cases/sq_free_top.py). Spheres and isotropic bodies use the exponential map.
     3. the LCP 0 <= f _|_ N f + p >= 0 (004 eq. (21)) with, 004 eq. (20),
          N = dt B M^-1 B^T,    p = Phi^t/dt + B v^t + dt B M^-1 F_ext,
        applied matrix-free: B and M^-1 B^T are kept as 12 numbers per contact, M^-1 per body
@@ -684,7 +688,9 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
       for (int d = 0; d < 3; d++) w[d] = u[3 + d];
     if (bs->inv_m[i] == 0 && !(bs->flags[i] & DEM_PRESCRIBED)) continue;
     for (int d = 0; d < 3; d++) bs->x[3 * i + d] += dt * bs->v[3 * i + d];
-    if (w[0] != 0 || w[1] != 0 || w[2] != 0) {
+    if (bs->inv_m[i] > 0 && bs->inv_I[3 * i] > 0 && (bs->I[3 * i] != bs->I[3 * i + 1] || bs->I[3 * i + 1] != bs->I[3 * i + 2])) {
+      if (w[0] != 0 || w[1] != 0 || w[2] != 0) DemRigidRotorStep_Private(bs->I + 3 * i, dt, bs->q + 4 * i, w); /* aspherical */
+    } else if (w[0] != 0 || w[1] != 0 || w[2] != 0) {
       PetscReal th[3] = {dt * w[0], dt * w[1], dt * w[2]}, dq[4], qn[4];
       DemQuatFromRotationVector(th, dq);
       DemQuatMul(dq, bs->q + 4 * i, qn);

@@ -96,7 +96,8 @@ typedef struct {
   /* configuration */
   PetscReal phi, tol;
   PetscInt  max_it, sweep;
-  PetscBool adapt, freeze;
+  PetscBool adapt, freeze, early;
+  PetscInt  grow_after; /* cheap steps before dt doubles again */
   /* step control */
   PetscReal dt0;
   PetscInt  nlow, nlow_max;
@@ -423,7 +424,8 @@ static PetscErrorCode DemIntegratorStep_Trapezoid(DemIntegrator ig, DemSim sim, 
   DemForceOut              fo;
   PetscReal                err[4] = {0, 0, 0, 0}, rmin = PETSC_MAX_REAL, vmax = 0, pn, pnew;
   PetscInt                 it = 0;
-  PetscBool                conv = PETSC_FALSE;
+  PetscBool                conv = PETSC_FALSE, stalled = PETSC_FALSE;
+  PetscReal                emax[3] = {0, 0, 0}; /* largest error measure of the last three sweeps */
 
   PetscFunctionBegin;
   if (!(tz->dt0 > 0)) tz->dt0 = h;
@@ -503,6 +505,7 @@ static PetscErrorCode DemIntegratorStep_Trapezoid(DemIntegrator ig, DemSim sim, 
         }
       }
       PetscCall(DemTrapErrors(sim, tz, h, rmin, err));
+      if (getenv("CDTRAP_TRACE")) printf("TRACE step %d sweep %d ncol %d err %.3e %.3e %.3e %.3e\n", (int)sim->step, (int)it, (int)tz->ncolour, (double)err[0], (double)err[1], (double)err[2], (double)err[3]);
       if (!(err[0] == err[0] && err[1] == err[1] && err[2] == err[2] && err[3] == err[3]) || PetscIsInfOrNanReal(err[0] + err[1] + err[2] + err[3])) {
         PetscCall(DemTrapReject(sim, tz, h, tn, "the iterate is not finite", info));
         info->iterations = it;
@@ -512,13 +515,26 @@ static PetscErrorCode DemIntegratorStep_Trapezoid(DemIntegrator ig, DemSim sim, 
         conv = PETSC_TRUE;
         break;
       }
+      /* predicted non-convergence: from sweep 3 on, the contraction rate is estimated as the
+         larger of the last two error ratios (a cycle of period 2 or 3 shows a ratio >= 1 in
+         one of them); a step that cannot reach tol within max_iterations at that rate is
+         rejected now instead of after max_iterations sweeps */
+      emax[2] = emax[1], emax[1] = emax[0];
+      emax[0] = PetscMax(PetscMax(err[0], err[1]), PetscMax(err[2], err[3]));
+      if (tz->early && it >= 3 && emax[1] > 0 && emax[2] > 0) {
+        const PetscReal rate = PetscMax(emax[0] / emax[1], emax[1] / emax[2]);
+        if (rate >= 1 || it + PetscLogReal(tz->tol / emax[0]) / PetscLogReal(rate) > tz->max_it) {
+          stalled = PETSC_TRUE;
+          break;
+        }
+      }
     }
   }
   if (!conv) {
     char why[256];
-    PetscCall(PetscSNPrintf(why, sizeof(why), "the fixed-point iteration did not converge (errors x %.3g, v %.3g, w %.3g, alpha %.3g > tol %g)", (double)err[0], (double)err[1], (double)err[2], (double)err[3], (double)tz->tol));
+    PetscCall(PetscSNPrintf(why, sizeof(why), "the fixed-point iteration did not converge%s (errors x %.3g, v %.3g, w %.3g, alpha %.3g > tol %g)", stalled ? " (stopped early: contraction too slow or a cycle)" : "", (double)err[0], (double)err[1], (double)err[2], (double)err[3], (double)tz->tol));
     PetscCall(DemTrapReject(sim, tz, h, tn, why, info));
-    info->iterations = tz->max_it;
+    info->iterations = PetscMin(it, tz->max_it);
     info->residual   = PetscMax(PetscMax(err[0], err[1]), PetscMax(err[2], err[3]));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -547,7 +563,7 @@ static PetscErrorCode DemIntegratorStep_Trapezoid(DemIntegrator ig, DemSim sim, 
   /* dt back towards the configured one after a run of cheap steps */
   if (tz->adapt && h < tz->dt0) {
     tz->nlow = it <= tz->nlow_max ? tz->nlow + 1 : 0;
-    if (tz->nlow >= 10) {
+    if (tz->nlow >= tz->grow_after) {
       info->dt_next = PetscMin(2 * h, tz->dt0);
       tz->nlow      = 0;
     }
@@ -571,6 +587,8 @@ PetscErrorCode DemIntegratorCreate_Trapezoid(DemIntegrator ig)
   tz->sweep              = 0;
   tz->adapt              = PETSC_TRUE;
   tz->freeze             = PETSC_FALSE;
+  tz->early              = getenv("CDTRAP_NOEARLY") ? PETSC_FALSE : PETSC_TRUE;
+  tz->grow_after         = getenv("CDTRAP_GROW") ? atoi(getenv("CDTRAP_GROW")) : 10;
   ig->data               = tz;
   ig->ops->setfromconfig = DemIntegratorSetFromConfig_Trapezoid;
   ig->ops->setup         = DemIntegratorSetUp_Trapezoid;

@@ -35,30 +35,100 @@ static PetscErrorCode DemIntegratorSetFromConfig_Verlet(DemIntegrator ig, DemNod
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* v += h f/m, w += h I_world^-1 t for every mobile owned body */
-static void DemVerletKick(DemBodyStore *bs, PetscReal h)
+/* q <- dq q with the Cayley form dq = (1, dt w / 2) / |.|: a unit quaternion without
+   trigonometry, rotating by 2 atan(|w| dt / 2) = |w| dt (1 + O((w dt)^2)), an error of the
+   order of the scheme's */
+static inline void DemVerletCayley(PetscReal *q, const PetscReal *w, PetscReal dt)
 {
-  const PetscInt                n  = bs->n;
-  const PetscReal *restrict     f  = bs->f, *restrict t = bs->t, *restrict iI = bs->inv_I, *restrict im = bs->inv_m;
-  PetscReal *restrict           v  = bs->v, *restrict w = bs->w;
+  PetscReal hx = 0.5 * dt * w[0], hy = 0.5 * dt * w[1], hz = 0.5 * dt * w[2];
+  PetscReal q0 = q[0] - hx * q[1] - hy * q[2] - hz * q[3];
+  PetscReal q1 = q[1] + hx * q[0] + hy * q[3] - hz * q[2];
+  PetscReal q2 = q[2] - hx * q[3] + hy * q[0] + hz * q[1];
+  PetscReal q3 = q[3] + hx * q[2] - hy * q[1] + hz * q[0];
+  PetscReal r  = 1.0 / PetscSqrtReal(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3);
+  q[0] = q0 * r, q[1] = q1 * r, q[2] = q2 * r, q[3] = q3 * r;
+}
+
+/*
+  The first half of a step in one pass over the bodies: kick by h = dt/2 (plane problems:
+  the constraint of DemSimConstrain), the power of the last evaluation's dissipative forces at
+  the new velocities (what DemSimDissipativePower_Private returns, summed in the same order),
+  and the drift of positions and orientations. Returns that power.
+*/
+static PetscReal DemVerletKickDrift(DemSim sim, PetscReal dt)
+{
+  DemBodyStore *bs = &sim->bodies;
+  const PetscInt n = bs->n, plane = sim->dim == 2;
+  const PetscReal h = 0.5 * dt, *restrict f = bs->f, *restrict t = bs->t, *restrict iI = bs->inv_I, *restrict im = bs->inv_m;
+  const PetscReal *restrict fd = sim->fd, *restrict td = sim->td, *restrict I = bs->I;
+  PetscReal *restrict v = bs->v, *restrict w = bs->w, *restrict x = bs->x, *restrict q = bs->q;
+  PetscReal s = 0;
+
   for (PetscInt i = 0; i < n; i++) {
+    PetscReal *restrict vi = v + 3 * i, *restrict wi = w + 3 * i;
     const PetscReal hm = h * im[i];
-    v[3 * i] += hm * f[3 * i];
-    v[3 * i + 1] += hm * f[3 * i + 1];
-    v[3 * i + 2] += hm * f[3 * i + 2];
+    const int       sphere = iI[3 * i] == iI[3 * i + 1] && iI[3 * i + 1] == iI[3 * i + 2]; /* fixed bodies have 0 */
+    vi[0] += hm * f[3 * i];
+    vi[1] += hm * f[3 * i + 1];
+    vi[2] += hm * f[3 * i + 2];
+    if (sphere) {
+      const PetscReal hI = h * iI[3 * i];
+      wi[0] += hI * t[3 * i];
+      wi[1] += hI * t[3 * i + 1];
+      wi[2] += hI * t[3 * i + 2];
+    } else {
+      PetscReal tb[3], dw[3];
+      DemQuatRotateInv(q + 4 * i, t + 3 * i, tb);
+      tb[0] *= h * iI[3 * i], tb[1] *= h * iI[3 * i + 1], tb[2] *= h * iI[3 * i + 2];
+      DemQuatRotate(q + 4 * i, tb, dw);
+      wi[0] += dw[0], wi[1] += dw[1], wi[2] += dw[2];
+    }
+    if (plane) vi[2] = 0, wi[0] = wi[1] = 0;
+    for (int j = 0; j < 3; j++) s += fd[3 * i + j] * vi[j] + td[3 * i + j] * wi[j]; /* fd(n) at v(n+1/2) */
+    if (im[i] == 0 && !(bs->flags[i] & DEM_PRESCRIBED)) continue;
+    x[3 * i] += dt * vi[0];
+    x[3 * i + 1] += dt * vi[1];
+    x[3 * i + 2] += dt * vi[2];
+    if (I[3 * i] != I[3 * i + 1] || I[3 * i + 1] != I[3 * i + 2]) { /* aspherical: torque-free rotation, 002 eq. (5)-(7) (rotor.c) */
+      if (im[i] > 0 && (wi[0] != 0 || wi[1] != 0 || wi[2] != 0)) DemRigidRotorStep_Private(I + 3 * i, dt, q + 4 * i, wi);
+    } else if (wi[0] != 0 || wi[1] != 0 || wi[2] != 0) DemVerletCayley(q + 4 * i, wi, dt);
+  }
+  return s;
+}
+
+/* the second half kick; returns the power of the new dissipative forces at v(n+1/2), before
+   the kick (as DemSimDissipativePower_Private) */
+static PetscReal DemVerletKickPower(DemSim sim, PetscReal h)
+{
+  DemBodyStore *bs = &sim->bodies;
+  const PetscInt n = bs->n, plane = sim->dim == 2;
+  const PetscReal *restrict f = bs->f, *restrict t = bs->t, *restrict iI = bs->inv_I, *restrict im = bs->inv_m;
+  const PetscReal *restrict fd = sim->fd, *restrict td = sim->td;
+  PetscReal *restrict v = bs->v, *restrict w = bs->w;
+  PetscReal s = 0;
+
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal *restrict vi = v + 3 * i, *restrict wi = w + 3 * i;
+    const PetscReal hm = h * im[i];
+    for (int j = 0; j < 3; j++) s += fd[3 * i + j] * vi[j] + td[3 * i + j] * wi[j]; /* fd(n+1) at v(n+1/2) */
+    vi[0] += hm * f[3 * i];
+    vi[1] += hm * f[3 * i + 1];
+    vi[2] += hm * f[3 * i + 2];
     if (iI[3 * i] == iI[3 * i + 1] && iI[3 * i + 1] == iI[3 * i + 2]) { /* spheres; fixed bodies have 0 */
       const PetscReal hI = h * iI[3 * i];
-      w[3 * i] += hI * t[3 * i];
-      w[3 * i + 1] += hI * t[3 * i + 1];
-      w[3 * i + 2] += hI * t[3 * i + 2];
+      wi[0] += hI * t[3 * i];
+      wi[1] += hI * t[3 * i + 1];
+      wi[2] += hI * t[3 * i + 2];
     } else {
       PetscReal tb[3], dw[3];
       DemQuatRotateInv(bs->q + 4 * i, t + 3 * i, tb);
       tb[0] *= h * iI[3 * i], tb[1] *= h * iI[3 * i + 1], tb[2] *= h * iI[3 * i + 2];
       DemQuatRotate(bs->q + 4 * i, tb, dw);
-      w[3 * i] += dw[0], w[3 * i + 1] += dw[1], w[3 * i + 2] += dw[2];
+      wi[0] += dw[0], wi[1] += dw[1], wi[2] += dw[2];
     }
+    if (plane) vi[2] = 0, wi[0] = wi[1] = 0;
   }
+  return s;
 }
 
 static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, PetscReal dt, DemStepInfo *info)
@@ -69,43 +139,21 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
   PetscReal     pold, pnew;
 
   PetscFunctionBegin;
-  DemVerletKick(bs, 0.5 * dt);
-  PetscCall(DemSimConstrain(sim, bs->v, bs->w));
-  for (PetscInt i = 0; i < bs->n; i++) {
-    PetscReal *w = bs->w + 3 * i;
-    if (bs->inv_m[i] == 0 && !(bs->flags[i] & DEM_PRESCRIBED)) continue;
-    bs->x[3 * i] += dt * bs->v[3 * i];
-    bs->x[3 * i + 1] += dt * bs->v[3 * i + 1];
-    bs->x[3 * i + 2] += dt * bs->v[3 * i + 2];
-    if (bs->I[3 * i] != bs->I[3 * i + 1] || bs->I[3 * i + 1] != bs->I[3 * i + 2]) { /* aspherical: torque-free rotation, 002 eq. (5)-(7) (rotor.c) */
-      if (bs->inv_m[i] > 0 && (w[0] != 0 || w[1] != 0 || w[2] != 0)) DemRigidRotorStep_Private(bs->I + 3 * i, dt, bs->q + 4 * i, w);
-    } else if (w[0] != 0 || w[1] != 0 || w[2] != 0) {
-      /* q <- dq q with the Cayley form dq = (1, dt w / 2) / |.|: a unit quaternion without
-         trigonometry, rotating by 2 atan(|w| dt / 2) = |w| dt (1 + O((w dt)^2)), an error of
-         the order of the scheme's */
-      PetscReal *q = bs->q + 4 * i, hx = 0.5 * dt * w[0], hy = 0.5 * dt * w[1], hz = 0.5 * dt * w[2];
-      PetscReal  q0 = q[0] - hx * q[1] - hy * q[2] - hz * q[3];
-      PetscReal  q1 = q[1] + hx * q[0] + hy * q[3] - hz * q[2];
-      PetscReal  q2 = q[2] - hx * q[3] + hy * q[0] + hz * q[1];
-      PetscReal  q3 = q[3] + hx * q[2] - hy * q[1] + hz * q[0];
-      PetscReal  r  = 1.0 / PetscSqrtReal(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3);
-      q[0] = q0 * r, q[1] = q1 * r, q[2] = q2 * r, q[3] = q3 * r;
-    }
-  }
+  PetscCall(DemSimReserveDissipative_Private(sim));
+  pold = DemVerletKickDrift(sim, dt); /* kick, drift, and fd(n) at v(n+1/2) */
+  PetscCall(DemSimConstrain(sim, bs->v, bs->w)); /* plane problems: ghosts too */
   sim->time += dt;
   PetscCall(DemSimApplyWalls_Private(sim));
   PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_FALSE));
-  st = (DemState){bs->x, bs->v, bs->w, bs->q};
-  PetscCall(DemSimReserveDissipative_Private(sim));
-  pold  = DemSimDissipativePower_Private(sim, sim->fd, sim->td); /* fd(n) at v(n+1/2) */
+  st    = (DemState){bs->x, bs->v, bs->w, bs->q};
   fo.f  = bs->f;
   fo.t  = bs->t;
   fo.fd = sim->fd;
   fo.td = sim->td;
   fo.J  = NULL;
   PetscCall(DemForcesComputeFast(sim, &st, PETSC_TRUE, &fo));
-  pnew = DemSimDissipativePower_Private(sim, sim->fd, sim->td); /* fd(n+1) at v(n+1/2) */
-  DemVerletKick(bs, 0.5 * dt);
+  pnew = DemVerletKickPower(sim, 0.5 * dt); /* fd(n+1) at v(n+1/2), then the kick */
+  if (sim->decomp) PetscCall(DemDecompSumPowers_Private(sim, &pold, &pnew)); /* MPI: over the ranks (decomp.c) */
   PetscCall(DemSimConstrain(sim, bs->v, bs->w));
   sim->dissipated += -0.5 * dt * (pold + pnew) + fo.eslip;
   sim->dissip_rate_prev = fo.dissip_rate;
@@ -126,6 +174,7 @@ PetscErrorCode DemIntegratorCreate_Verlet(DemIntegrator ig)
   ig->ops->step          = DemIntegratorStep_Verlet;
   ig->ops->checkpoint    = DemIntegratorCheckpointNone; /* no state between steps (checkpoint.c) */
   ig->stability          = DEM_INTEGRATOR_EXPLICIT;     /* dt above tc is refused (guard.c) */
+  ig->mpi                = PETSC_TRUE;                  /* runs on several MPI ranks (decomp.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(integrator, "verlet", DemIntegratorCreate_Verlet)

@@ -46,6 +46,7 @@ PetscErrorCode DemNeighbourFree_Private(DemNeighbourList *nl)
   PetscCall(PetscFree(nl->cellhead));
   PetscCall(PetscFree(nl->cellnext));
   PetscCall(PetscFree4(nl->pb.a, nl->pb.b, nl->pb.s, nl->pb.g));
+  PetscCall(DemNeighbourFeatureFree_Private(nl));
   PetscCall(PetscMemzero(nl, sizeof(*nl)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -101,6 +102,7 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       if (any) PetscCall(DemHistoryMapPut(&sim->hmap, bs->gid[nl->a[k]], bs->gid[nl->b[k]], 0, h));
     }
   }
+  PetscCall(DemNeighbourFeatureSave_Private(sim)); /* feature slots too (featslot.c) */
   /* 2. wrap positions of periodic dimensions into the box */
   for (int d = 0; d < 3; d++) {
     L[d] = sim->hi[d] - sim->lo[d];
@@ -325,6 +327,10 @@ PetscErrorCode DemSimUpdateNeighbours(DemSim sim, const PetscReal *x, PetscBool 
   PetscBool     rebuild = force;
 
   PetscFunctionBegin;
+  if (DemDecompActive_Private(sim)) { /* MPI: ghosts, collective rebuilds, migration (decomp.c) */
+    PetscCall(DemDecompUpdateNeighbours_Private(sim, x, force));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (!x) x = bs->x;
   if (!rebuild) {
     const PetscReal *x0  = sim->nl.x0;

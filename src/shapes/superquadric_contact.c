@@ -451,7 +451,7 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   DemSim           sim = pb->sim;
   DemBodyStore    *bs;
   const PetscReal *x = pb->state->x, *q = pb->state->q;
-  static const PetscReal qid[4] = {1, 0, 0, 0};
+  static const PetscReal qid[4] = {1, 0, 0, 0}, zero[3] = {0, 0, 0};
   struct timespec  t0, t1;
   DemSQStats      *st0 = NULL, *st = NULL;
   int              lasta = -1, lastb = -1;
@@ -466,12 +466,20 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0); /* CPU time: not inflated by other processes */
   for (PetscInt k = 0; k < pb->n; k++) {
     const PetscInt   a = pb->a[k], b = pb->b[k];
-    const PetscReal *qa = asphere ? qid : q + 4 * a, *qb = q + 4 * b;
+    const PetscReal *qa = asphere ? qid : q + 4 * a, *qb = q + 4 * b, *sh = pb->shift ? pb->shift + 3 * k : zero;
     DemSQBody        A, B;
     DemSQWarm       *w = NULL;
     DemSQResult      r;
-    PetscReal        d2 = 0, dx[3], rs = bs->radius[a] + bs->radius[b] + skin;
+    PetscReal        d2, dx[3], rs = bs->radius[a] + bs->radius[b] + skin;
 
+    /* bounding spheres apart: nothing to do (most pairs of the list). The pair's slot is left
+       as it is: a warm start is only a starting point, and a certificate stays valid (it
+       bounds all motion since) */
+    dx[0] = x[3 * b] + sh[0] - x[3 * a];
+    dx[1] = x[3 * b + 1] + sh[1] - x[3 * a + 1];
+    dx[2] = x[3 * b + 2] + sh[2] - x[3 * a + 2];
+    d2    = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2];
+    if (d2 >= rs * rs) continue;
     if (bs->shape[a] != lasta || bs->shape[b] != lastb) { /* shapes repeat along a batch */
       DemShape sha = sim->shapes[bs->shape[a]], shb = sim->shapes[bs->shape[b]];
       lasta = bs->shape[a];
@@ -489,13 +497,8 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
     B.s = bs->radius[b] / gB->rbound;
     for (int j = 0; j < 3; j++) {
       A.x[j] = x[3 * a + j];
-      B.x[j] = x[3 * b + j] + (pb->shift ? pb->shift[3 * k + j] : 0);
-      dx[j]  = B.x[j] - A.x[j];
-      d2 += dx[j] * dx[j];
+      B.x[j] = x[3 * b + j] + sh[j];
     }
-    /* bounding spheres apart: nothing to do. The pair's slot is left as it is: a warm start
-       is only a starting point, and a certificate stays valid (it bounds all motion since) */
-    if (d2 >= rs * rs) continue;
     if (pb->pair) {
       const PetscInt p = pb->pair[k];
       if (p < wcap && wga[p] == bs->gid[a] && wgb[p] == bs->gid[b]) w = &warr[p];
@@ -590,19 +593,26 @@ PetscErrorCode DemCollide_SuperquadricPlane(DemShapeKind ka, DemShapeKind kb, co
   DemSim           sim = pb->sim;
   DemBodyStore    *bs;
   const PetscReal *x = pb->state->x, *q = pb->state->q;
+  PetscReal        n[3] = {0, 0, 0};
+  PetscInt         lastb = -1;
 
   PetscFunctionBegin;
   PetscCall(DemSimGetBodies(sim, &bs));
   for (PetscInt k = 0; k < pb->n; k++) {
     const PetscInt   a = pb->a[k], b = pb->b[k];
-    const DemSQGeom *g = DemShapeSuperquadricGeom_Private(sim->shapes[bs->shape[a]]);
-    PetscReal        n0[3], n[3], d[3], y[3], ps[3], h, s = bs->radius[a] / g->rbound;
+    const DemSQGeom *g;
+    PetscReal        n0[3], d[3], y[3], ps[3], h, s;
     PetscInt         c;
-    PetscCall(DemPlaneGetNormal(sim->shapes[bs->shape[b]], n0));
-    DemQuatRotate(&q[4 * b], n0, n);
+    if (b != lastb) { /* pairs of one wall come together: its world normal once */
+      PetscCall(DemPlaneGetNormal(sim->shapes[bs->shape[b]], n0));
+      DemQuatRotate(&q[4 * b], n0, n);
+      lastb = b;
+    }
     /* bounding sphere first: most bodies are far from most walls */
     h = (x[3 * a] - x[3 * b]) * n[0] + (x[3 * a + 1] - x[3 * b + 1]) * n[1] + (x[3 * a + 2] - x[3 * b + 2]) * n[2];
     if (h - bs->radius[a] >= skin) continue;
+    g = DemShapeSuperquadricGeom_Private(sim->shapes[bs->shape[a]]);
+    s = bs->radius[a] / g->rbound;
     for (int j = 0; j < 3; j++) n0[j] = -n[j];
     DemQuatRotateInv(&q[4 * a], n0, d);
     DemSQSupport_Private(g, d, y);

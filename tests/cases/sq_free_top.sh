@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Free asymmetric top: energy and angular momentum of verlet's aspherical rotation over 10^5
-# steps, and the trajectory against RK4. Checks in sq_free_top.py.
+# steps, and the trajectory against RK4; the same for trapezoid and cd, and variational's refusal.
+# Checks in sq_free_top.py.
 set -u
 cd "$(dirname "$0")/../.."
 : "${MMDEM:=build/mmdem}" "${PY:=/usr/bin/python3}"

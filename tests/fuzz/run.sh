@@ -17,12 +17,14 @@ set -u
 cd "$(dirname "$0")/../.."
 R=$PWD
 FUZZ_TIME=${FUZZ_TIME:-60}
-FUZZ_TARGETS=${FUZZ_TARGETS:-config csv checkpoint}
+FUZZ_TARGETS=${FUZZ_TARGETS:-config csv checkpoint stl}
 B=${FUZZ_BUILD:-build-fuzz}
 case "$B" in /*) ;; *) B=$R/$B ;; esac
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$B/fuzz" "$B/artifacts"
 
+# FUZZ_NOBUILD=1: the library, targets and seeds are built already (parallel runs of targets)
+if [ -z "${FUZZ_NOBUILD:-}" ]; then
 # clang with the libFuzzer runtime
 probe() {
   printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' > "$B/fuzz/probe.c"
@@ -64,13 +66,14 @@ if [[ " $FUZZ_TARGETS " == *" checkpoint "* ]]; then
     cp "$B"/fuzz/ckseed/checkpoints/*.ckpt "$B/corpus-checkpoint/" ||
     echo "fuzz: could not make checkpoint seeds (log: $B/fuzz/ckseed.log)"
 fi
+fi
 
 export ASAN_OPTIONS="detect_leaks=1:verify_asan_link_order=0:allocator_may_return_null=1"
 export LSAN_OPTIONS="suppressions=$R/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 # a fuzzed body count is refused, not allocated: at most a few thousand bodies per input
 export MMDEM_MEMORY_LIMIT=${MMDEM_MEMORY_LIMIT:-8M}
-cc -shared -fPIC -O2 -o "$B/nodlclose.so" "$R/tests/tools/nodlclose.c"
+[ -n "${FUZZ_NOBUILD:-}" ] || cc -shared -fPIC -O2 -o "$B/nodlclose.so" "$R/tests/tools/nodlclose.c"
 status=0
 summary=""
 for t in $FUZZ_TARGETS; do
@@ -80,7 +83,7 @@ for t in $FUZZ_TARGETS; do
   dict=()
   [ -f "$R/tests/fuzz/$t.dict" ] && dict=(-dict="$R/tests/fuzz/$t.dict")
   reg=$(mktemp -d)
-  case $t in config) ext=yaml ;; csv) ext=csv ;; checkpoint) ext=ckpt ;; esac
+  case $t in config) ext=yaml ;; csv) ext=csv ;; checkpoint) ext=ckpt ;; *) ext=$t ;; esac
   cp "$R"/tests/fuzz/regressions/*."$ext" "$reg/" 2>/dev/null
   before=$(ls "$B/artifacts" | grep -v -- '-slow-unit-' | wc -l)
   echo "fuzz: $t for ${FUZZ_TIME} s"

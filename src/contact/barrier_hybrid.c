@@ -1,0 +1,246 @@
+/*
+  barrier_hybrid.c - the hybrid penalty/barrier interface law of 000_c57329b1a40312e0.txt
+  (section 2.4.7-2.4.8) for contacts that never overlap (polyhedra, whose colliders report the
+  proximity g_n >= 0 of each pointwise contact).
+
+  Normal, eq. (49), with the proximity g = gap (> 0) and the switch gap gg = f g_bar:
+    fn = 0                              g >= g_bar
+    fn = eps1 (g_bar - g)^n1            gg <= g < g_bar        (part (i): penalty-like)
+    fn = eps2 g^n2 + c2                 g < gg                 (part (ii): barrier, n2 < 0)
+  eps2 and c2 from the matching conditions eq. (50)-(51) (value and slope continuous at gg):
+    eps2 = -eps1 n1 (g_bar - gg)^(n1 - 1) / (n2 gg^(n2 - 1)),  c2 = eps1 (g_bar - gg)^n1 - eps2 gg^n2.
+  Stored energy: the potential of fn, E(g) = int_g^g_bar fn ds, in closed form per part.
+  Damping, eq. (52)-(53): f_d = 2 zeta sqrt(-dfn/dg m_A m_B/(m_A + m_B)) dg/dt, and the total
+  normal force is never tensile (f_d = -fn when it would be).
+  Friction, eq. (54)-(58): tangential gap g_t (accumulated relative tangential displacement,
+  carried to the new tangent plane each step, eq. (43)-(44)); trial force
+  ft_tr = -eps_t g_t - c_t v_t; a sticking contact slips when |ft_tr| > mu_s fn, a sliding one
+  sticks again when |ft_tr| <= mu_d fn; sliding force mu_d fn ft_tr/|ft_tr|. The elastic part
+  is updated by eq. (57)-(58): when |eps_t g_t| > mu fn (mu = mu_s sticking, mu_d sliding),
+  g_t <- (mu_d fn / eps_t) g_t / |g_t|.
+  History (per pointwise contact, keyed by the bodies' global ids and the collider's feature
+  key, so that every contact of a polyhedron pair keeps its own): g_t[3], sliding flag, n[3].
+  It lives in the law (two hash maps, swapped at each committed evaluation; contacts that are
+  not active any more are forgotten).
+
+  Keys (`params:` of the contact entry):
+    g_bar   activation gap [m], > 0, required
+    f       switch fraction, gg = f g_bar, in (0, 1) [0.5]
+    eps1    part (i) coefficient [N/m^n1], > 0, required
+    n1      part (i) exponent, >= 1 [1]
+    n2      barrier exponent, < 0 [-2]
+    zeta    damping ratio, >= 0 [0]
+    mu, or mu_s and mu_d   friction coefficients [mean of the materials' friction]
+    eps_t   tangential stiffness [N/m], > 0 [the normal tangent stiffness at gg]
+    c_t     tangential viscous coefficient [N s/m], >= 0 [0]
+  Critical time (explicit integrators): pi sqrt(m / k(gg)) with k = -dfn/dg at the switch gap;
+  contacts that come closer than gg are stiffer (000 Fig. 11): choose dt for the closest
+  approach expected.
+  Initial configurations must not overlap (the barrier cannot start from a penetration):
+  sim.c's set-up check refuses any contact with gap <= 0 for a law with an activation gap.
+*/
+#include "demimpl.h"
+#include "friction.h"
+
+#define DEMCONTACTBARRIER "barrier_hybrid"
+#define DEM_BARRIER_HIST  7
+
+typedef struct {
+  PetscReal     gbar, f, eps1, n1, n2, zeta, mu_s, mu_d, eps_t, c_t;
+  PetscReal     gg, eps2, c2, E1gg, gmin; /* derived */
+  DemHistoryMap map[2];
+  int           cur;
+} DemContactLaw_Barrier;
+
+/* elastic normal force, its derivative d fn / d g and the stored energy at proximity g */
+static inline void DemBarrierNormal(const DemContactLaw_Barrier *bh, PetscReal g, PetscReal *fn, PetscReal *dfn, PetscReal *E)
+{
+  if (g >= bh->gbar) {
+    *fn = *dfn = *E = 0;
+    return;
+  }
+  if (g >= bh->gg) {
+    PetscReal d = bh->gbar - g, dn1 = PetscPowReal(d, bh->n1);
+    *fn  = bh->eps1 * dn1;
+    *dfn = -bh->eps1 * bh->n1 * dn1 / d;
+    *E   = bh->eps1 * dn1 * d / (bh->n1 + 1);
+    return;
+  }
+  if (g < bh->gmin) g = bh->gmin; /* a penetrated contact (dt too large): the closest gap resolved */
+  {
+    PetscReal gn2 = PetscPowReal(g, bh->n2);
+    *fn  = bh->eps2 * gn2 + bh->c2;
+    *dfn = bh->eps2 * bh->n2 * gn2 / g;
+    /* E1(gg) + int_g^gg (eps2 s^n2 + c2) ds */
+    if (bh->n2 == -1) *E = bh->E1gg + bh->eps2 * PetscLogReal(bh->gg / g) + bh->c2 * (bh->gg - g);
+    else *E = bh->E1gg + bh->eps2 * (PetscPowReal(bh->gg, bh->n2 + 1) - gn2 * g) / (bh->n2 + 1) + bh->c2 * (bh->gg - g);
+  }
+}
+
+static PetscErrorCode DemContactLawSetFromConfig_Barrier(DemContactLaw law, DemNode cfg, const DemMaterialPair *mp)
+{
+  DemContactLaw_Barrier *bh     = (DemContactLaw_Barrier *)law->data;
+  const char *const      keys[] = {"g_bar", "f", "eps1", "n1", "n2", "zeta", "mu", "mu_s", "mu_d", "eps_t", "c_t", NULL};
+  PetscBool              set;
+
+  PetscFunctionBegin;
+  if (!cfg) return DemNodeError(NULL, "law barrier_hybrid needs params: {g_bar: ..., eps1: ...} (activation gap in m, part (i) coefficient)");
+  PetscCall(DemNodeAllowKeys(cfg, keys));
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTBARRIER, "g_bar", 0, PETSC_TRUE, PETSC_MAX_REAL, PETSC_FALSE, &bh->gbar, &set));
+  DemNodeCheck(cfg, set, "g_bar is required for law barrier_hybrid (activation gap, m, > 0)");
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTBARRIER, "eps1", 0, PETSC_TRUE, PETSC_MAX_REAL, PETSC_FALSE, &bh->eps1, &set));
+  DemNodeCheck(cfg, set, "eps1 is required for law barrier_hybrid (part (i) coefficient, N/m^n1, > 0)");
+  bh->f = 0.5, bh->n1 = 1, bh->n2 = -2, bh->zeta = 0, bh->c_t = 0;
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTBARRIER, "f", 0, PETSC_TRUE, 1, PETSC_TRUE, &bh->f, &set));
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTBARRIER, "n1", 1, PETSC_FALSE, PETSC_MAX_REAL, PETSC_FALSE, &bh->n1, &set));
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTBARRIER, "n2", -PETSC_MAX_REAL, PETSC_FALSE, 0, PETSC_TRUE, &bh->n2, &set));
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTBARRIER, "zeta", 0, PETSC_FALSE, PETSC_MAX_REAL, PETSC_FALSE, &bh->zeta, &set));
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTBARRIER, "c_t", 0, PETSC_FALSE, PETSC_MAX_REAL, PETSC_FALSE, &bh->c_t, &set));
+  PetscCall(DemLawFriction_Private(cfg, DEMCONTACTBARRIER, "mu", mp, &bh->mu_s, &bh->mu_d));
+  /* derived: eq. (51) */
+  bh->gg   = bh->f * bh->gbar;
+  bh->eps2 = -bh->eps1 * bh->n1 * PetscPowReal(bh->gbar - bh->gg, bh->n1 - 1) / (bh->n2 * PetscPowReal(bh->gg, bh->n2 - 1));
+  bh->c2   = bh->eps1 * PetscPowReal(bh->gbar - bh->gg, bh->n1) - bh->eps2 * PetscPowReal(bh->gg, bh->n2);
+  bh->E1gg = bh->eps1 * PetscPowReal(bh->gbar - bh->gg, bh->n1 + 1) / (bh->n1 + 1);
+  bh->gmin = 1e-6 * bh->gg;
+  bh->eps_t = bh->eps1 * bh->n1 * PetscPowReal(bh->gbar - bh->gg, bh->n1 - 1);
+  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTBARRIER, "eps_t", 0, PETSC_TRUE, PETSC_MAX_REAL, PETSC_FALSE, &bh->eps_t, &set));
+  law->activation = bh->gbar;
+  law->mp         = *mp;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemContactLawCompute_Barrier(DemContactLaw law, const DemContactBatch *batch, PetscReal dt, PetscBool commit, DemContactForces *out)
+{
+  DemContactLaw_Barrier *bh  = (DemContactLaw_Barrier *)law->data;
+  DemHistoryMap         *cur = &bh->map[bh->cur], *nxt = &bh->map[1 - bh->cur];
+  const int64_t         *gid = law->sim ? law->sim->bodies.gid : NULL;
+
+  PetscFunctionBegin;
+  if (commit) PetscCall(DemHistoryMapClear(nxt));
+  for (PetscInt i = 0; i < batch->n; i++) {
+    const PetscReal *n = batch->nrm + 3 * i, *vr = batch->vrel + 3 * i;
+    int64_t          ga = gid ? gid[batch->a[i]] : batch->a[i], gb = gid ? gid[batch->b[i]] : batch->b[i];
+    PetscReal       *h  = DemHistoryMapGet(cur, ga, gb, batch->feature[i]);
+    PetscReal        fe, dfe, E, vn, vt[3], cn, fn, gt[3] = {0, 0, 0}, fet[3], fdt[3], ftr[3], ntr, ft[3], m = batch->meff[i];
+    PetscReal        hn[DEM_BARRIER_HIST];
+    int              slid = 0, slip;
+
+    DemBarrierNormal(bh, batch->gap[i], &fe, &dfe, &E);
+    vn = vr[0] * n[0] + vr[1] * n[1] + vr[2] * n[2];
+    for (int j = 0; j < 3; j++) vt[j] = vr[j] - vn * n[j];
+    /* eq. (52)-(53): dashpot from the tangent stiffness, total normal force compressive */
+    if (!(m < PETSC_MAX_REAL)) m = 0; /* two bodies that never move */
+    cn = 2 * bh->zeta * PetscSqrtReal(PetscMax(-dfe, 0) * m);
+    fn = fe - cn * vn;
+    if (fn < 0) fn = 0;
+    /* eq. (43)-(44): the previous tangential gap, turned into the new tangent plane, plus the
+       relative tangential displacement of this step */
+    if (h) {
+      PetscReal l0 = PetscSqrtReal(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]), gn = h[0] * n[0] + h[1] * n[1] + h[2] * n[2], l1;
+      for (int j = 0; j < 3; j++) gt[j] = h[j] - gn * n[j];
+      l1 = PetscSqrtReal(gt[0] * gt[0] + gt[1] * gt[1] + gt[2] * gt[2]);
+      if (l1 > 0)
+        for (int j = 0; j < 3; j++) gt[j] *= l0 / l1;
+      slid = h[3] != 0;
+    }
+    for (int j = 0; j < 3; j++) gt[j] += vt[j] * dt;
+    /* eq. (54)-(56) */
+    for (int j = 0; j < 3; j++) {
+      fet[j] = -bh->eps_t * gt[j];
+      fdt[j] = -bh->c_t * vt[j];
+      ftr[j] = fet[j] + fdt[j];
+    }
+    ntr = PetscSqrtReal(ftr[0] * ftr[0] + ftr[1] * ftr[1] + ftr[2] * ftr[2]);
+    if (fe == 0 && fn == 0) { /* outside the activation gap: no friction, history forgotten */
+      ft[0] = ft[1] = ft[2] = 0;
+      slip = 0;
+      gt[0] = gt[1] = gt[2] = 0;
+    } else if (ntr <= (slid ? bh->mu_d : bh->mu_s) * fn) {
+      for (int j = 0; j < 3; j++) ft[j] = ftr[j];
+      slip = 0;
+    } else {
+      for (int j = 0; j < 3; j++) ft[j] = ntr > 0 ? bh->mu_d * fn * ftr[j] / ntr : 0;
+      slip = 1;
+    }
+    /* eq. (57)-(58): the elastic part keeps only its recoverable share */
+    {
+      PetscReal ne = bh->eps_t * PetscSqrtReal(gt[0] * gt[0] + gt[1] * gt[1] + gt[2] * gt[2]), e0 = 0.5 * ne * ne / bh->eps_t;
+      PetscReal mu = slip ? bh->mu_d : bh->mu_s;
+      if (ne > mu * fn && ne > 0) {
+        PetscReal sc = bh->mu_d * fn / ne;
+        for (int j = 0; j < 3; j++) gt[j] *= sc;
+      }
+      ne = bh->eps_t * PetscSqrtReal(gt[0] * gt[0] + gt[1] * gt[1] + gt[2] * gt[2]);
+      if (out->eslip) out->eslip[i] = commit ? e0 - 0.5 * ne * ne / bh->eps_t : 0;
+      out->energy[i] = E + 0.5 * ne * ne / bh->eps_t;
+    }
+    out->fn[i]       = fn;
+    out->dfn_dgap[i] = dfe;
+    out->cn[i]       = (fe - cn * vn < 0) ? 0 : cn;
+    out->kt[i]       = slip ? 0 : bh->eps_t;
+    out->slip[i]     = slip;
+    for (int j = 0; j < 3; j++) out->ft[3 * i + j] = ft[j];
+    {
+      PetscReal fdn = fn - fe, pt = 0; /* dissipative parts: normal dashpot, tangential dashpot or sliding */
+      for (int j = 0; j < 3; j++) {
+        PetscReal dtj = slip ? ft[j] : fdt[j];
+        if (out->fdamp) out->fdamp[3 * i + j] = fdn * n[j] + dtj;
+        pt -= dtj * vt[j];
+      }
+      out->dissip[i] = -fdn * vn + pt;
+    }
+    if (commit && (fe > 0 || fn > 0)) {
+      for (int j = 0; j < 3; j++) hn[j] = gt[j], hn[4 + j] = n[j];
+      hn[3] = slip;
+      PetscCall(DemHistoryMapPut(nxt, ga, gb, batch->feature[i], hn));
+    }
+  }
+  if (commit) bh->cur = 1 - bh->cur;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemContactLawCriticalDt_Barrier(DemContactLaw law, PetscReal m_eff, PetscReal r_eff, PetscReal v_rel, PetscReal *dt)
+{
+  const DemContactLaw_Barrier *bh = (const DemContactLaw_Barrier *)law->data;
+  PetscReal                    fe, dfe, E;
+
+  PetscFunctionBegin;
+  (void)r_eff, (void)v_rel;
+  PetscCheck(m_eff > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "law barrier_hybrid: effective mass must be > 0, got %g", (double)m_eff);
+  DemBarrierNormal(bh, bh->gg, &fe, &dfe, &E);
+  *dt = PETSC_PI * PetscSqrtReal(m_eff / -dfe);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemContactLawDestroy_Barrier(DemContactLaw law)
+{
+  DemContactLaw_Barrier *bh = (DemContactLaw_Barrier *)law->data;
+
+  PetscFunctionBegin;
+  PetscCall(DemHistoryMapFree(&bh->map[0]));
+  PetscCall(DemHistoryMapFree(&bh->map[1]));
+  PetscCall(PetscFree(law->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_EXTERN PetscErrorCode DemContactLawCreate_Barrier(DemContactLaw);
+PetscErrorCode DemContactLawCreate_Barrier(DemContactLaw law)
+{
+  DemContactLaw_Barrier *bh;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&bh));
+  PetscCall(DemHistoryMapInit(&bh->map[0], DEM_BARRIER_HIST));
+  PetscCall(DemHistoryMapInit(&bh->map[1], DEM_BARRIER_HIST));
+  law->data               = bh;
+  law->ops->setfromconfig = DemContactLawSetFromConfig_Barrier;
+  law->ops->compute       = DemContactLawCompute_Barrier;
+  law->ops->criticaldt    = DemContactLawCriticalDt_Barrier;
+  law->ops->destroy       = DemContactLawDestroy_Barrier;
+  law->histsize           = 0; /* kept per feature key in the law */
+  law->activation         = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+DEM_STYLE(contact, "barrier_hybrid", DemContactLawCreate_Barrier)

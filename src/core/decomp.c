@@ -1,0 +1,1127 @@
+/*
+  decomp.c - MPI spatial domain decomposition (DESIGN.md "MPI").
+
+  The domain box is cut into a Cartesian grid of subdomains, one per rank (MPI_Dims_create,
+  the gravity axis left uncut, the larger factors along the longer extents; or mpi.grid). A
+  rank owns the particles whose (periodically wrapped) centres lie in its subdomain; along a
+  non-periodic dimension the first and last slabs reach to -inf and +inf. Walls are replicated
+  on every rank (owned everywhere); their reactions are summed over the ranks.
+
+  Ghosts: a particle is copied to every other rank whose subdomain lies within the ghost range
+  2 r_max + skin of its centre (periodic minimum image). Every pair the neighbour search can
+  form with an owned body is then present on the owner's rank: the search needs one copy of
+  each body and finds periodic images by itself (neighbour.c), as in a serial run.
+  Pairs: a pair is evaluated on exactly one rank, the one that owns the body of lower global id
+  (walls have the highest ids, so a wall pair lives with its particle); ghosts send their force,
+  torque and dissipative parts back to their owners after each evaluation (reverse
+  communication), contact energy, dissipation and contact counts are summed over the ranks.
+  Every step the ghosts receive the owners' positions, velocities and orientations. The
+  neighbour list is rebuilt on every rank when any body moved more than half the skin since
+  the last build (the same rule as serial, decided collectively); at a rebuild:
+    1. the contact history of every pair is taken out of the list, keyed by global ids;
+    2. owned positions are wrapped into the periodic box;
+    3. bodies that left the subdomain migrate to their new owners, with their dissipative
+       forces (energy bookkeeping); the history of a pair goes with its lower-id body;
+    4. load balance: when max/mean owned particles exceeds mpi.balance_threshold, the cut planes
+       of every cut dimension move to the quantiles of the particles' coordinates (shifting cut
+       planes; a subdomain never gets narrower than the ghost range) and step 3 is repeated;
+    5. owned bodies are sorted by global id (walls last), the ghosts are exchanged, the list is
+       built by neighbour.c over owned + ghost bodies, the pairs this rank does not evaluate are
+       dropped, and the history goes back beside its pair.
+  Evaluation order: owned bodies in global-id order, then the ghost contributions rank by rank.
+  Summation order thus differs from a serial run: results agree with serial to round-off, not
+  bitwise (tests/cases/mpi_*.sh). On one rank none of this runs (sim->decomp is NULL).
+
+  Supported on more than one rank: integrators that declare ig->mpi (verlet); not yet: loads,
+  bonds, fields, output.track (refused with a message). Restart from a checkpoint: on one rank
+  (a checkpoint written on several ranks holds the gathered, serial-layout state).
+
+  Keys (top level `mpi:`): grid [px, py, pz] (product = number of ranks; default chosen as
+  above), balance [true], balance_threshold [1.1] (max/mean owned particles, > 1).
+*/
+#include "demimpl.h"
+#include "guard.h" /* DemBuf, DemCheckpointSerialize_Private (checkpoint sections) */
+
+/* reals per body record (migration and ghosts), before the plugins' per-body fields */
+#define DEM_DREC 38
+
+struct _DemDecomp {
+  PetscBool    active;      /* bodies distributed (DemDecompDistribute_Private) */
+  PetscInt     grid[3], coord[3];
+  PetscBool    grid_set, balance;
+  PetscReal    threshold;
+  DemNode      node;        /* the mpi: mapping (messages), may be NULL */
+  PetscReal   *cut[3];      /* [grid[d] + 1] cut planes along d */
+  PetscReal    cutoff;      /* ghost range: 2 r_max + skin */
+  PetscInt     rec;         /* reals per body record */
+  /* ghost lists, fixed between rebuilds: owned bodies sent to rank r are sidx[soff[r] ..
+     soff[r] + scnt[r]); ghosts from rank r are store slots n + roff[r] .. */
+  PetscMPIInt *scnt, *soff, *rcnt, *roff, *tcnt, *toff, *ucnt, *uoff;
+  PetscInt    *sidx, sidxcap;
+  PetscInt     nsend, nrecv;
+  PetscReal   *sbuf, *rbuf;
+  size_t       sbufcap, rbufcap;
+  MPI_Request *req;
+  int64_t     *wallgid;     /* [nwall] */
+  DemHistoryMap hmap;       /* contact history through a rebuild */
+  /* history entries in transit: gids (2 per entry) and values */
+  int64_t     *hg;
+  PetscReal   *hv;
+  PetscInt     nh, hcap;
+  PetscInt     nrebalance;
+  PetscReal    imbalance;   /* at the last rebuild */
+  PetscInt     nowned;      /* owned particles after the last rebuild */
+  PetscInt     nmigrated, nwrapped, nrebuilds; /* bodies sent to another rank, periodic wraps of
+                                                  owned bodies, rebuilds (MMDEM_DECOMP_VERBOSE) */
+};
+
+static PetscErrorCode DemDecompEnsure(void **p, size_t *cap, size_t need, size_t elem)
+{
+  PetscFunctionBegin;
+  if (need <= *cap) PetscFunctionReturn(PETSC_SUCCESS);
+  need = PetscMax(need, 2 * *cap);
+  PetscCall(PetscFree(*p));
+  PetscCall(PetscMalloc(need * elem, p));
+  *cap = need;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscBool DemDecompActive_Private(DemSim sim)
+{
+  return (sim->decomp && sim->decomp->active) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/*
+  DemDecompSetFromConfig_Private - reads the optional top-level `mpi:` mapping. Every rank
+  validates; on one rank the keys are checked and nothing else happens.
+*/
+PetscErrorCode DemDecompSetFromConfig_Private(DemSim sim, DemNode root)
+{
+  const char *const keys[] = {"grid", "balance", "balance_threshold", NULL};
+  DemNode           mn, kn;
+  PetscReal         g[3] = {0, 0, 0}, thr = 1.1;
+  PetscBool         bal = PETSC_TRUE, gset = PETSC_FALSE;
+  struct _DemDecomp *d;
+
+  PetscFunctionBegin;
+  PetscCall(DemNodeGet(root, "mpi", &mn));
+  if (mn) {
+    DemNodeCheck(mn, DemNodeGetType(mn) == DEM_NODE_MAP, "mpi must be a mapping {grid: [px, py, pz], balance: true, balance_threshold: 1.1}");
+    PetscCall(DemNodeAllowKeys(mn, keys));
+    PetscCall(DemNodeGet(mn, "grid", &kn));
+    if (kn) {
+      PetscCall(DemNodeGetRealArray(mn, "grid", PETSC_TRUE, 3, g));
+      for (int k = 0; k < 3; k++) DemNodeCheck(kn, g[k] >= 1 && g[k] == PetscFloorReal(g[k]) && g[k] < 1e6, "mpi.grid must be three integers >= 1 (ranks along x, y, z; got %g at position %d)", (double)g[k], k + 1);
+      DemNodeCheck(kn, g[0] * g[1] * g[2] == sim->size, "mpi.grid [%g, %g, %g] needs %g ranks, this run has %d; give a grid whose product is the number of ranks, or omit mpi.grid", (double)g[0], (double)g[1], (double)g[2], (double)(g[0] * g[1] * g[2]), (int)sim->size);
+      gset = PETSC_TRUE;
+    }
+    PetscCall(DemNodeGetBool(mn, "balance", PETSC_FALSE, &bal));
+    PetscCall(DemNodeGetReal(mn, "balance_threshold", PETSC_FALSE, &thr));
+    PetscCall(DemNodeGet(mn, "balance_threshold", &kn));
+    DemNodeCheck(kn ? kn : mn, thr > 1, "mpi.balance_threshold must be > 1 (max/mean owned particles per rank; got %g)", (double)thr);
+  }
+  if (sim->size == 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscNew(&d));
+  d->grid_set  = gset;
+  d->balance   = bal;
+  d->threshold = thr;
+  d->node      = mn;
+  for (int k = 0; k < 3; k++) d->grid[k] = gset ? (PetscInt)g[k] : 0;
+  sim->decomp = d;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemDecompDestroy_Private(DemSim sim)
+{
+  struct _DemDecomp *d = sim->decomp;
+
+  PetscFunctionBegin;
+  if (!d) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d->active && getenv("MMDEM_DECOMP_VERBOSE")) {
+    PetscCall(PetscPrintf(sim->comm, "decomp: imbalance %.4f (max/mean owned particles) at the last rebuild; cut planes", (double)d->imbalance));
+    for (int k = 0; k < 3; k++) {
+      PetscCall(PetscPrintf(sim->comm, " %c:", "xyz"[k]));
+      for (PetscInt j = 0; j <= d->grid[k]; j++) PetscCall(PetscPrintf(sim->comm, " %.17g", (double)d->cut[k][j]));
+    }
+    PetscCall(PetscPrintf(sim->comm, "; ghost range %.17g\n", (double)d->cutoff));
+    PetscCall(PetscSynchronizedPrintf(sim->comm, "decomp: rank %d: %" PetscInt_FMT " rebuilds, %" PetscInt_FMT " bodies migrated away, %" PetscInt_FMT " periodic wraps, %" PetscInt_FMT " rebalances, %" PetscInt_FMT " owned at the end\n", (int)sim->rank, d->nrebuilds, d->nmigrated, d->nwrapped, d->nrebalance, d->nowned));
+    PetscCall(PetscSynchronizedFlush(sim->comm, PETSC_STDOUT));
+  }
+  for (int k = 0; k < 3; k++) PetscCall(PetscFree(d->cut[k]));
+  PetscCall(PetscFree4(d->scnt, d->soff, d->rcnt, d->roff));
+  PetscCall(PetscFree4(d->tcnt, d->toff, d->ucnt, d->uoff));
+  PetscCall(PetscFree(d->sidx));
+  PetscCall(PetscFree(d->sbuf));
+  PetscCall(PetscFree(d->rbuf));
+  PetscCall(PetscFree(d->req));
+  PetscCall(PetscFree(d->wallgid));
+  PetscCall(PetscFree(d->hg));
+  PetscCall(PetscFree(d->hv));
+  if (d->hmap.cap) PetscCall(DemHistoryMapFree(&d->hmap));
+  PetscCall(PetscFree(sim->decomp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- geometry ---- */
+
+static inline PetscMPIInt DemDecompRankOf(const struct _DemDecomp *d, const PetscInt c[3])
+{
+  return (PetscMPIInt)(c[0] + d->grid[0] * (c[1] + d->grid[1] * c[2]));
+}
+
+/* slab of coordinate y along d */
+static inline PetscInt DemDecompSlab(const struct _DemDecomp *d, int dd, PetscReal y)
+{
+  const PetscReal *c = d->cut[dd];
+  PetscInt         k = 0;
+  while (k < d->grid[dd] - 1 && y >= c[k + 1]) k++;
+  return k;
+}
+
+static inline PetscMPIInt DemDecompOwner(const struct _DemDecomp *d, const PetscReal x[3])
+{
+  PetscInt c[3];
+  for (int dd = 0; dd < 3; dd++) c[dd] = DemDecompSlab(d, dd, x[dd]);
+  return DemDecompRankOf(d, c);
+}
+
+/* squared distance from x to the subdomain of rank r, periodic minimum image; the first and
+   last slabs of a non-periodic dimension are unbounded outwards */
+static PetscReal DemDecompDist2(DemSim sim, const struct _DemDecomp *d, PetscMPIInt r, const PetscReal x[3])
+{
+  PetscInt  c[3];
+  PetscReal s = 0;
+  c[0] = r % d->grid[0];
+  c[1] = (r / d->grid[0]) % d->grid[1];
+  c[2] = r / (d->grid[0] * d->grid[1]);
+  for (int dd = 0; dd < 3; dd++) {
+    PetscReal a = d->cut[dd][c[dd]], b = d->cut[dd][c[dd] + 1], best = PETSC_MAX_REAL, L = sim->hi[dd] - sim->lo[dd];
+    if (!sim->periodic[dd]) {
+      if (c[dd] == 0) a = -PETSC_MAX_REAL;
+      if (c[dd] == d->grid[dd] - 1) b = PETSC_MAX_REAL;
+    }
+    for (int img = -1; img <= 1; img++) {
+      PetscReal y = x[dd] + img * L, e;
+      if (img && !sim->periodic[dd]) continue;
+      e    = y < a ? a - y : y > b ? y - b : 0;
+      best = PetscMin(best, e);
+    }
+    s += best * best;
+  }
+  return s;
+}
+
+/* wraps a coordinate into the periodic box exactly as neighbour.c does */
+static inline PetscReal DemDecompWrap(DemSim sim, int dd, PetscReal y)
+{
+  const PetscReal L = sim->hi[dd] - sim->lo[dd];
+  if (y < sim->lo[dd] || y >= sim->hi[dd]) {
+    y -= L * PetscFloorReal((y - sim->lo[dd]) / L);
+    if (y >= sim->hi[dd]) y = sim->lo[dd];
+  }
+  return y;
+}
+
+/* ---- body records ---- */
+
+static void DemDecompPack(DemSim sim, PetscInt i, PetscReal *r)
+{
+  const DemBodyStore *bs = &sim->bodies;
+  PetscInt            o  = DEM_DREC;
+  memcpy(&r[0], &bs->gid[i], sizeof(int64_t));
+  for (int k = 0; k < 3; k++) {
+    r[1 + k]  = bs->x[3 * i + k];
+    r[4 + k]  = bs->v[3 * i + k];
+    r[7 + k]  = bs->w[3 * i + k];
+    r[14 + k] = bs->f[3 * i + k];
+    r[17 + k] = bs->t[3 * i + k];
+    r[22 + k] = bs->I[3 * i + k];
+    r[25 + k] = bs->inv_I[3 * i + k];
+    r[32 + k] = sim->fd ? sim->fd[3 * i + k] : 0;
+    r[35 + k] = sim->td ? sim->td[3 * i + k] : 0;
+  }
+  for (int k = 0; k < 4; k++) r[10 + k] = bs->q[4 * i + k];
+  r[20] = bs->m[i];
+  r[21] = bs->inv_m[i];
+  r[28] = bs->radius[i];
+  r[29] = bs->shape[i];
+  r[30] = bs->material[i];
+  r[31] = bs->flags[i];
+  for (PetscInt e = 0; e < bs->nextra; e++)
+    for (PetscInt k = 0; k < bs->extra_ncomp[e]; k++) r[o++] = bs->extra[e][bs->extra_ncomp[e] * i + k];
+}
+
+static void DemDecompUnpack(DemSim sim, PetscInt i, const PetscReal *r, unsigned addflags)
+{
+  DemBodyStore *bs = &sim->bodies;
+  PetscInt      o  = DEM_DREC;
+  memcpy(&bs->gid[i], &r[0], sizeof(int64_t));
+  for (int k = 0; k < 3; k++) {
+    bs->x[3 * i + k]     = r[1 + k];
+    bs->v[3 * i + k]     = r[4 + k];
+    bs->w[3 * i + k]     = r[7 + k];
+    bs->f[3 * i + k]     = r[14 + k];
+    bs->t[3 * i + k]     = r[17 + k];
+    bs->I[3 * i + k]     = r[22 + k];
+    bs->inv_I[3 * i + k] = r[25 + k];
+    sim->fd[3 * i + k]   = r[32 + k];
+    sim->td[3 * i + k]   = r[35 + k];
+  }
+  for (int k = 0; k < 4; k++) bs->q[4 * i + k] = r[10 + k];
+  bs->m[i]        = r[20];
+  bs->inv_m[i]    = r[21];
+  bs->radius[i]   = r[28];
+  bs->shape[i]    = (int)r[29];
+  bs->material[i] = (int)r[30];
+  bs->flags[i]    = ((unsigned)r[31] & ~DEM_GHOST) | addflags;
+  for (PetscInt e = 0; e < bs->nextra; e++)
+    for (PetscInt k = 0; k < bs->extra_ncomp[e]; k++) bs->extra[e][bs->extra_ncomp[e] * i + k] = r[o++];
+}
+
+static inline int64_t DemDecompRecGid(const PetscReal *r)
+{
+  int64_t g;
+  memcpy(&g, r, sizeof(g));
+  return g;
+}
+
+/* store capacity for nb bodies, and the dissipative arrays (sim->fd, td) beside it, keeping
+   the first `keep` bodies of both */
+static PetscErrorCode DemDecompReserve(DemSim sim, PetscInt nb, PetscInt keep)
+{
+  DemBodyStore *bs = &sim->bodies;
+
+  PetscFunctionBegin;
+  if (nb > bs->cap) PetscCall(DemBodyStoreReserve(bs, PetscMax(nb, 2 * bs->cap)));
+  if (3 * nb > sim->fdcap || !sim->fd) {
+    PetscReal *fd, *td;
+    PetscInt   cap = PetscMax(3 * nb, 2 * sim->fdcap);
+    PetscCall(PetscCalloc1(cap, &fd));
+    PetscCall(PetscCalloc1(cap, &td));
+    if (sim->fd && keep > 0) {
+      PetscCall(PetscArraycpy(fd, sim->fd, 3 * keep));
+      PetscCall(PetscArraycpy(td, sim->td, 3 * keep));
+    }
+    PetscCall(PetscFree(sim->fd));
+    PetscCall(PetscFree(sim->td));
+    sim->fd = fd, sim->td = td, sim->fdcap = cap;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+typedef struct {
+  int64_t  gid;
+  PetscInt k;
+} DemGidIdx;
+
+static int DemGidIdxCmp(const void *a, const void *b)
+{
+  const DemGidIdx *x = (const DemGidIdx *)a, *y = (const DemGidIdx *)b;
+  return x->gid < y->gid ? -1 : x->gid > y->gid ? 1 : 0;
+}
+
+/* ---- migration ---- */
+
+/* history entries (gids, values) into the transit arrays */
+static PetscErrorCode DemDecompHistReserve(struct _DemDecomp *d, PetscInt n, PetscInt hs)
+{
+  PetscFunctionBegin;
+  if (n <= d->hcap) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    PetscInt   cap = PetscMax(n, 2 * d->hcap);
+    int64_t   *hg;
+    PetscReal *hv;
+    PetscCall(PetscMalloc1(2 * cap, &hg));
+    PetscCall(PetscMalloc1(PetscMax(hs, 1) * cap, &hv));
+    if (d->nh) {
+      PetscCall(PetscArraycpy(hg, d->hg, 2 * d->nh));
+      PetscCall(PetscArraycpy(hv, d->hv, hs * d->nh));
+    }
+    PetscCall(PetscFree(d->hg));
+    PetscCall(PetscFree(d->hv));
+    d->hg = hg, d->hv = hv, d->hcap = cap;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Moves every owned particle whose centre is outside this rank's subdomain to its owner, and
+  every history entry whose lower-id body moves with it. replicated: every rank holds every
+  body (the first distribution); the others' bodies are dropped, nothing is sent.
+  Afterwards the owned bodies are in global-id order (walls last) and there are no ghosts.
+*/
+static PetscErrorCode DemDecompMigrate(DemSim sim, PetscBool replicated)
+{
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies;
+  const PetscInt     n = bs->n, rec = d->rec, hs = sim->histsize, hrec = 2 + hs;
+  PetscMPIInt        size = sim->size, *dest, nleave = 0, nin, hin;
+  PetscReal         *keep, *out, *in, *hout, *hinb;
+  PetscInt           nkeep = 0, *cnt, hleave = 0;
+  DemGidIdx         *left;
+  MPI_Comm           comm = sim->comm;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n + 1, &dest));
+  for (PetscInt i = 0; i < n; i++) {
+    dest[i] = sim->rank;
+    if (bs->flags[i] & DEM_WALL) continue;
+    dest[i] = DemDecompOwner(d, bs->x + 3 * i);
+    if (dest[i] != sim->rank) nleave++;
+  }
+  if (!replicated) d->nmigrated += nleave;
+  /* counts per destination */
+  PetscCall(PetscArrayzero(d->tcnt, size));
+  for (PetscInt i = 0; i < n; i++)
+    if (dest[i] != sim->rank && !replicated) d->tcnt[dest[i]] += (PetscMPIInt)rec;
+  d->toff[0] = 0;
+  for (PetscMPIInt r = 1; r < size; r++) d->toff[r] = d->toff[r - 1] + d->tcnt[r - 1];
+  PetscCallMPI(MPI_Alltoall(d->tcnt, 1, MPI_INT, d->ucnt, 1, MPI_INT, comm));
+  d->uoff[0] = 0;
+  for (PetscMPIInt r = 1; r < size; r++) d->uoff[r] = d->uoff[r - 1] + d->ucnt[r - 1];
+  nin = (d->uoff[size - 1] + d->ucnt[size - 1]) / (PetscMPIInt)rec;
+  PetscCall(PetscMalloc3((size_t)rec * (n - nleave + 1), &keep, (size_t)rec * (replicated ? 1 : nleave + 1), &out, (size_t)rec * (nin + 1), &in));
+  PetscCall(PetscMalloc1(size, &cnt));
+  PetscCall(PetscArrayzero(cnt, size));
+  PetscCall(PetscMalloc1(nleave + 1, &left));
+  for (PetscInt i = 0, nl = 0; i < n; i++) {
+    if (dest[i] == sim->rank) DemDecompPack(sim, i, keep + rec * nkeep++);
+    else {
+      left[nl].gid = bs->gid[i], left[nl].k = dest[i], nl++;
+      if (!replicated) DemDecompPack(sim, i, out + d->toff[dest[i]] + rec * cnt[dest[i]]++);
+    }
+  }
+  PetscCallMPI(MPI_Alltoallv(out, d->tcnt, d->toff, MPIU_REAL, in, d->ucnt, d->uoff, MPIU_REAL, comm));
+  /* history entries follow their lower-id body */
+  qsort(left, (size_t)nleave, sizeof(DemGidIdx), DemGidIdxCmp);
+  PetscCall(PetscArrayzero(d->tcnt, size));
+  {
+    PetscMPIInt *hd;
+    PetscCall(PetscMalloc1(d->nh + 1, &hd));
+    for (PetscInt e = 0; e < d->nh; e++) {
+      DemGidIdx key = {PetscMin(d->hg[2 * e], d->hg[2 * e + 1]), 0}, *f;
+      f     = nleave ? (DemGidIdx *)bsearch(&key, left, (size_t)nleave, sizeof(DemGidIdx), DemGidIdxCmp) : NULL;
+      hd[e] = f ? (PetscMPIInt)f->k : sim->rank;
+      if (hd[e] != sim->rank && !replicated) d->tcnt[hd[e]] += (PetscMPIInt)hrec, hleave++;
+    }
+    d->toff[0] = 0;
+    for (PetscMPIInt r = 1; r < size; r++) d->toff[r] = d->toff[r - 1] + d->tcnt[r - 1];
+    PetscCallMPI(MPI_Alltoall(d->tcnt, 1, MPI_INT, d->ucnt, 1, MPI_INT, comm));
+    d->uoff[0] = 0;
+    for (PetscMPIInt r = 1; r < size; r++) d->uoff[r] = d->uoff[r - 1] + d->ucnt[r - 1];
+    hin = (d->uoff[size - 1] + d->ucnt[size - 1]) / (PetscMPIInt)hrec;
+    PetscCall(PetscMalloc2((size_t)hrec * (hleave + 1), &hout, (size_t)hrec * (hin + 1), &hinb));
+    PetscCall(PetscArrayzero(cnt, size));
+    {
+      PetscInt kept = 0;
+      for (PetscInt e = 0; e < d->nh; e++) {
+        if (hd[e] == sim->rank) { /* stays: compact in place */
+          d->hg[2 * kept] = d->hg[2 * e], d->hg[2 * kept + 1] = d->hg[2 * e + 1];
+          for (PetscInt j = 0; j < hs; j++) d->hv[hs * kept + j] = d->hv[hs * e + j];
+          kept++;
+        } else if (!replicated) {
+          PetscReal *o = hout + d->toff[hd[e]] + hrec * cnt[hd[e]]++;
+          memcpy(&o[0], &d->hg[2 * e], sizeof(int64_t));
+          memcpy(&o[1], &d->hg[2 * e + 1], sizeof(int64_t));
+          for (PetscInt j = 0; j < hs; j++) o[2 + j] = d->hv[hs * e + j];
+        }
+      }
+      d->nh = kept;
+    }
+    PetscCallMPI(MPI_Alltoallv(hout, d->tcnt, d->toff, MPIU_REAL, hinb, d->ucnt, d->uoff, MPIU_REAL, comm));
+    PetscCall(DemDecompHistReserve(d, d->nh + hin, hs));
+    for (PetscInt e = 0; e < hin; e++) {
+      const PetscReal *o = hinb + hrec * e;
+      memcpy(&d->hg[2 * d->nh], &o[0], sizeof(int64_t));
+      memcpy(&d->hg[2 * d->nh + 1], &o[1], sizeof(int64_t));
+      for (PetscInt j = 0; j < hs; j++) d->hv[hs * d->nh + j] = o[2 + j];
+      d->nh++;
+    }
+    PetscCall(PetscFree2(hout, hinb));
+    PetscCall(PetscFree(hd));
+  }
+  /* owned = kept + received, in global-id order */
+  if (nleave || nin) {
+    PetscInt   tot = nkeep + nin;
+    DemGidIdx *ord;
+    PetscCall(PetscMalloc1(tot + 1, &ord));
+    for (PetscInt k = 0; k < nkeep; k++) ord[k].gid = DemDecompRecGid(keep + rec * k), ord[k].k = k;
+    for (PetscInt k = 0; k < nin; k++) ord[nkeep + k].gid = DemDecompRecGid(in + rec * k), ord[nkeep + k].k = nkeep + k;
+    qsort(ord, (size_t)tot, sizeof(DemGidIdx), DemGidIdxCmp);
+    bs->n = 0, bs->nghost = 0;
+    PetscCall(DemDecompReserve(sim, tot, 0));
+    for (PetscInt k = 0; k < tot; k++) {
+      PetscInt s = ord[k].k;
+      DemDecompUnpack(sim, k, s < nkeep ? keep + rec * s : in + rec * (s - nkeep), 0);
+    }
+    bs->n = tot;
+    PetscCall(PetscFree(ord));
+  }
+  bs->nghost = 0;
+  /* walls: their new places */
+  for (PetscInt w = 0, i = 0; w < sim->nwall; w++) {
+    while (i < bs->n && bs->gid[i] != d->wallgid[w]) i++;
+    PetscCheck(i < bs->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "decomposition lost wall %" PetscInt_FMT, w);
+    sim->walls[w].body = i;
+  }
+  PetscCall(PetscFree3(keep, out, in));
+  PetscCall(PetscFree(cnt));
+  PetscCall(PetscFree(left));
+  PetscCall(PetscFree(dest));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* shifting cut planes: every cut dimension's planes at the quantiles of the particles'
+   coordinates, no subdomain narrower than the ghost range */
+static PetscErrorCode DemDecompBalance(DemSim sim)
+{
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies;
+  const PetscInt     nbin = 4096;
+  PetscReal         *h, *hg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(nbin, &h, nbin, &hg));
+  for (int dd = 0; dd < 3; dd++) {
+    const PetscInt  g  = d->grid[dd];
+    const PetscReal lo = sim->lo[dd], L = sim->hi[dd] - sim->lo[dd], wb = L / nbin;
+    PetscReal       tot = 0, acc = 0, *c = d->cut[dd];
+    PetscInt        k = 1;
+    if (g == 1) continue;
+    if (g * d->cutoff > L) continue; /* no room to move */
+    PetscCall(PetscArrayzero(h, nbin));
+    for (PetscInt i = 0; i < bs->n; i++) {
+      PetscReal y;
+      PetscInt  b;
+      if (bs->flags[i] & DEM_WALL) continue;
+      y = (bs->x[3 * i + dd] - lo) / wb;
+      b = y < 0 ? 0 : y >= nbin ? nbin - 1 : (PetscInt)y;
+      h[b] += 1;
+    }
+    PetscCallMPI(MPI_Allreduce(h, hg, (PetscMPIInt)nbin, MPIU_REAL, MPIU_SUM, sim->comm));
+    for (PetscInt b = 0; b < nbin; b++) tot += hg[b];
+    if (tot <= 0) continue;
+    for (PetscInt b = 0; b < nbin && k < g; b++) {
+      while (k < g && acc + hg[b] >= tot * k / g) { /* quantile k/g inside bin b */
+        PetscReal fr = hg[b] > 0 ? (tot * k / g - acc) / hg[b] : 0;
+        c[k]         = lo + wb * (b + fr);
+        k++;
+      }
+      acc += hg[b];
+    }
+    for (; k < g; k++) c[k] = sim->hi[dd];
+    c[0] = lo, c[g] = sim->hi[dd];
+    /* at least the ghost range wide: forwards from the bottom, then backwards from the top */
+    for (k = 1; k < g; k++) c[k] = PetscMax(c[k], c[k - 1] + d->cutoff);
+    for (k = g - 1; k >= 1; k--) c[k] = PetscMin(c[k], c[k + 1] - d->cutoff);
+  }
+  PetscCall(PetscFree2(h, hg));
+  d->nrebalance++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemDecompImbalance(DemSim sim, PetscReal *imb)
+{
+  DemBodyStore *bs = &sim->bodies;
+  PetscReal     loc = 0, mx, sum;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < bs->n; i++) loc += !(bs->flags[i] & DEM_WALL);
+  PetscCallMPI(MPI_Allreduce(&loc, &mx, 1, MPIU_REAL, MPIU_MAX, sim->comm));
+  PetscCallMPI(MPI_Allreduce(&loc, &sum, 1, MPIU_REAL, MPIU_SUM, sim->comm));
+  *imb = sum > 0 ? mx / (sum / sim->size) : 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ghosts: copies of owned particles for every rank within the ghost range */
+static PetscErrorCode DemDecompGhosts(DemSim sim)
+{
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies;
+  const PetscInt     n = bs->n, rec = d->rec;
+  const PetscReal    c2 = d->cutoff * d->cutoff;
+  PetscMPIInt        size = sim->size;
+  PetscInt           tot = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(d->scnt, size));
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      d->soff[0] = 0;
+      for (PetscMPIInt r = 1; r < size; r++) d->soff[r] = d->soff[r - 1] + d->scnt[r - 1];
+      tot = d->soff[size - 1] + d->scnt[size - 1];
+      if (tot > d->sidxcap) {
+        PetscCall(PetscFree(d->sidx));
+        d->sidxcap = PetscMax(tot, 2 * d->sidxcap);
+        PetscCall(PetscMalloc1(d->sidxcap, &d->sidx));
+      }
+      PetscCall(PetscArrayzero(d->scnt, size));
+    }
+    for (PetscInt i = 0; i < n; i++) {
+      if (bs->flags[i] & DEM_WALL) continue;
+      for (PetscMPIInt r = 0; r < size; r++) {
+        if (r == sim->rank || DemDecompDist2(sim, d, r, bs->x + 3 * i) >= c2) continue;
+        if (pass == 1) d->sidx[d->soff[r] + d->scnt[r]] = i;
+        d->scnt[r]++;
+      }
+    }
+  }
+  PetscCallMPI(MPI_Alltoall(d->scnt, 1, MPI_INT, d->rcnt, 1, MPI_INT, sim->comm));
+  d->roff[0] = 0;
+  for (PetscMPIInt r = 1; r < size; r++) d->roff[r] = d->roff[r - 1] + d->rcnt[r - 1];
+  d->nsend = tot;
+  d->nrecv = d->roff[size - 1] + d->rcnt[size - 1];
+  PetscCall(DemDecompEnsure((void **)&d->sbuf, &d->sbufcap, (size_t)rec * (d->nsend + 1), sizeof(PetscReal)));
+  PetscCall(DemDecompEnsure((void **)&d->rbuf, &d->rbufcap, (size_t)rec * (d->nrecv + 1), sizeof(PetscReal)));
+  for (PetscInt k = 0; k < d->nsend; k++) DemDecompPack(sim, d->sidx[k], d->sbuf + rec * k);
+  for (PetscMPIInt r = 0; r < size; r++) {
+    d->tcnt[r] = d->scnt[r] * (PetscMPIInt)rec, d->toff[r] = d->soff[r] * (PetscMPIInt)rec;
+    d->ucnt[r] = d->rcnt[r] * (PetscMPIInt)rec, d->uoff[r] = d->roff[r] * (PetscMPIInt)rec;
+  }
+  PetscCallMPI(MPI_Alltoallv(d->sbuf, d->tcnt, d->toff, MPIU_REAL, d->rbuf, d->ucnt, d->uoff, MPIU_REAL, sim->comm));
+  PetscCall(DemDecompReserve(sim, n + d->nrecv, n));
+  for (PetscInt k = 0; k < d->nrecv; k++) {
+    DemDecompUnpack(sim, n + k, d->rbuf + rec * k, DEM_GHOST);
+    for (int j = 0; j < 3; j++) bs->f[3 * (n + k) + j] = bs->t[3 * (n + k) + j] = 0;
+  }
+  bs->nghost = d->nrecv;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* drops the pairs another rank evaluates (lower-id body not owned here) and pairs of two
+   immobile particles, regroups, and puts the history back beside each pair */
+static PetscErrorCode DemDecompFilterPairs(DemSim sim)
+{
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies;
+  DemNeighbourList  *nl = &sim->nl;
+  const PetscInt     hs = sim->histsize, n = bs->n;
+  PetscInt           m = 0, ng = 0, start[DEM_KIND_MAX * DEM_KIND_MAX + 1];
+
+  PetscFunctionBegin;
+  for (PetscInt g = 0; g < nl->ngroups; g++) {
+    PetscInt s0 = nl->gstart[g], s1 = nl->gstart[g + 1], m0 = m;
+    for (PetscInt k = s0; k < s1; k++) {
+      PetscInt a = nl->a[k], b = nl->b[k], lo = bs->gid[a] < bs->gid[b] ? a : b;
+      unsigned im = DEM_FIXED | DEM_PRESCRIBED;
+      if (lo >= n) continue;
+      if ((bs->flags[a] & im) && (bs->flags[b] & im) && !((bs->flags[a] | bs->flags[b]) & DEM_WALL)) continue;
+      nl->a[m]        = a;
+      nl->b[m]        = b;
+      nl->shiftidx[m] = nl->shiftidx[k];
+      if (nl->shift)
+        for (int j = 0; j < 3; j++) nl->shift[3 * m + j] = nl->shift[3 * k + j];
+      nl->pairidx[m] = m;
+      m++;
+    }
+    if (m > m0) {
+      nl->gka[ng] = nl->gka[g], nl->gkb[ng] = nl->gkb[g];
+      start[ng++] = m0;
+    }
+  }
+  for (PetscInt g = 0; g < ng; g++) nl->gstart[g] = start[g];
+  nl->gstart[ng] = m;
+  nl->ngroups    = ng;
+  nl->npairs     = m;
+  if (hs > 0)
+    for (PetscInt k = 0; k < m; k++) {
+      PetscReal *h = d->hmap.cap ? DemHistoryMapGet(&d->hmap, bs->gid[nl->a[k]], bs->gid[nl->b[k]], 0) : NULL;
+      if (h) PetscCall(PetscArraycpy(nl->history + k * hs, h, hs));
+      else PetscCall(PetscArrayzero(nl->history + k * hs, hs));
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the rebuild of the header comment, steps 1-5 */
+static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
+{
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies;
+  DemNeighbourList  *nl = &sim->nl;
+  const PetscInt     hs = sim->histsize;
+
+  PetscFunctionBegin;
+  /* 1. history out of the list, by global ids */
+  d->nh = 0;
+  if (hs > 0 && !replicated) {
+    PetscInt cnt = 0;
+    for (PetscInt k = 0; k < nl->npairs; k++) {
+      const PetscReal *h   = nl->history + k * hs;
+      PetscBool        any = PETSC_FALSE;
+      for (PetscInt j = 0; j < hs; j++) any = any || h[j] != 0.0;
+      cnt += any;
+    }
+    PetscCall(DemDecompHistReserve(d, cnt, hs));
+    for (PetscInt k = 0; k < nl->npairs; k++) {
+      const PetscReal *h   = nl->history + k * hs;
+      PetscBool        any = PETSC_FALSE;
+      for (PetscInt j = 0; j < hs; j++) any = any || h[j] != 0.0;
+      if (!any) continue;
+      d->hg[2 * d->nh]     = bs->gid[nl->a[k]];
+      d->hg[2 * d->nh + 1] = bs->gid[nl->b[k]];
+      PetscCall(PetscArraycpy(d->hv + hs * d->nh, h, hs));
+      d->nh++;
+    }
+  }
+  nl->npairs = 0; /* its body indices are about to change */
+  nl->ngroups = 0;
+  bs->nghost = 0;
+  /* 2. wrap */
+  for (PetscInt i = 0; i < bs->n; i++) {
+    if (bs->flags[i] & DEM_WALL) continue;
+    for (int dd = 0; dd < 3; dd++)
+      if (sim->periodic[dd]) {
+        PetscReal y = DemDecompWrap(sim, dd, bs->x[3 * i + dd]);
+        d->nwrapped += y != bs->x[3 * i + dd];
+        bs->x[3 * i + dd] = y;
+      }
+  }
+  d->nrebuilds++;
+  /* 3., 4. migration, load balance */
+  PetscCall(DemDecompMigrate(sim, replicated));
+  PetscCall(DemDecompImbalance(sim, &d->imbalance));
+  if (d->balance && d->imbalance > d->threshold) {
+    PetscReal before = d->imbalance;
+    PetscCall(DemDecompBalance(sim));
+    PetscCall(DemDecompMigrate(sim, PETSC_FALSE));
+    PetscCall(DemDecompImbalance(sim, &d->imbalance));
+    PetscCall(PetscInfo(NULL, "decomp: rebalanced at step %" PetscInt_FMT ": imbalance %g -> %g\n", sim->step, (double)before, (double)d->imbalance));
+    if (getenv("MMDEM_DECOMP_VERBOSE")) PetscCall(PetscPrintf(sim->comm, "decomp: step %" PetscInt_FMT " rebalanced: max/mean owned particles %.4f -> %.4f\n", sim->step, (double)before, (double)d->imbalance));
+  }
+  /* 5. history map, ghosts, build, filter */
+  if (hs > 0) {
+    if (!d->hmap.cap) PetscCall(DemHistoryMapInit(&d->hmap, hs));
+    PetscCall(DemHistoryMapClear(&d->hmap));
+    for (PetscInt e = 0; e < d->nh; e++) PetscCall(DemHistoryMapPut(&d->hmap, d->hg[2 * e], d->hg[2 * e + 1], 0, d->hv + hs * e));
+  }
+  d->nowned = bs->n - sim->nwall;
+  PetscCall(DemDecompGhosts(sim));
+  PetscCall(DemNeighbourBuild_Private(sim, bs->x));
+  PetscCall(DemDecompFilterPairs(sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- per-step communication ---- */
+
+/* forward: the owners' x, v, w, q into the ghosts (13 reals per ghost) */
+static PetscErrorCode DemDecompForward(DemSim sim)
+{
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies;
+  const PetscInt     n = bs->n, R = 13;
+  PetscMPIInt        nreq = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < d->nsend; k++) {
+    PetscInt   i = d->sidx[k];
+    PetscReal *o = d->sbuf + R * k;
+    for (int j = 0; j < 3; j++) o[j] = bs->x[3 * i + j], o[3 + j] = bs->v[3 * i + j], o[6 + j] = bs->w[3 * i + j];
+    for (int j = 0; j < 4; j++) o[9 + j] = bs->q[4 * i + j];
+  }
+  for (PetscMPIInt r = 0; r < sim->size; r++) {
+    if (d->rcnt[r]) PetscCallMPI(MPI_Irecv(d->rbuf + R * d->roff[r], (PetscMPIInt)R * d->rcnt[r], MPIU_REAL, r, 71, sim->comm, &d->req[nreq++]));
+    if (d->scnt[r]) PetscCallMPI(MPI_Isend(d->sbuf + R * d->soff[r], (PetscMPIInt)R * d->scnt[r], MPIU_REAL, r, 71, sim->comm, &d->req[nreq++]));
+  }
+  PetscCallMPI(MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE));
+  for (PetscInt k = 0; k < d->nrecv; k++) {
+    PetscInt         i = n + k;
+    const PetscReal *o = d->rbuf + R * k;
+    for (int j = 0; j < 3; j++) bs->x[3 * i + j] = o[j], bs->v[3 * i + j] = o[3 + j], bs->w[3 * i + j] = o[6 + j];
+    for (int j = 0; j < 4; j++) bs->q[4 * i + j] = o[9 + j];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemDecompUpdateNeighbours_Private - DemSimUpdateNeighbours on several ranks: ghosts refreshed,
+  or, when any body on any rank moved more than half the skin (or `force`), a rebuild with
+  migration. Collective.
+*/
+PetscErrorCode DemDecompUpdateNeighbours_Private(DemSim sim, const PetscReal *x, PetscBool force)
+{
+  DemBodyStore *bs = &sim->bodies;
+  PetscMPIInt   loc = force ? 1 : 0, glob;
+
+  PetscFunctionBegin;
+  PetscCheck(!x || x == bs->x, PETSC_COMM_SELF, PETSC_ERR_SUP, "the MPI decomposition updates neighbours at the store's positions only");
+  if (!loc) {
+    const PetscReal *x0  = sim->nl.x0;
+    const PetscReal  lim = 0.25 * sim->skin * sim->skin;
+    if (!x0 || sim->nl.x0cap < 3 * bs->n) loc = 1;
+    else
+      for (PetscInt i = 0; i < bs->n; i++) {
+        PetscReal d0 = bs->x[3 * i] - x0[3 * i], d1 = bs->x[3 * i + 1] - x0[3 * i + 1], d2 = bs->x[3 * i + 2] - x0[3 * i + 2];
+        if (d0 * d0 + d1 * d1 + d2 * d2 > lim) { loc = 1; break; }
+      }
+  }
+  PetscCallMPI(MPI_Allreduce(&loc, &glob, 1, MPI_INT, MPI_MAX, sim->comm));
+  if (glob) PetscCall(DemDecompRebuild(sim, PETSC_FALSE));
+  else PetscCall(DemDecompForward(sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemDecompReverseForces_Private - after a force evaluation: the ghosts' force, torque (and
+  dissipative parts) added to their owners, contact energy, dissipation power, friction losses
+  and contact counts summed over the ranks, wall reactions summed. Collective.
+*/
+PetscErrorCode DemDecompReverseForces_Private(DemSim sim, DemForceOut *out)
+{
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies;
+  const PetscInt     n = bs->n, R = out->fd ? 12 : 6, nw = sim->nwall;
+  PetscMPIInt        nreq = 0;
+  PetscReal         *red;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < d->nrecv; k++) { /* ghosts -> rbuf, back to their owners */
+    PetscInt   i = n + k;
+    PetscReal *o = d->rbuf + R * k;
+    for (int j = 0; j < 3; j++) {
+      o[j]     = out->f[3 * i + j];
+      o[3 + j] = out->t[3 * i + j];
+      if (R == 12) o[6 + j] = out->fd[3 * i + j], o[9 + j] = out->td[3 * i + j];
+    }
+  }
+  for (PetscMPIInt r = 0; r < sim->size; r++) {
+    if (d->scnt[r]) PetscCallMPI(MPI_Irecv(d->sbuf + R * d->soff[r], (PetscMPIInt)R * d->scnt[r], MPIU_REAL, r, 72, sim->comm, &d->req[nreq++]));
+    if (d->rcnt[r]) PetscCallMPI(MPI_Isend(d->rbuf + R * d->roff[r], (PetscMPIInt)R * d->rcnt[r], MPIU_REAL, r, 72, sim->comm, &d->req[nreq++]));
+  }
+  PetscCallMPI(MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE));
+  for (PetscInt k = 0; k < d->nsend; k++) {
+    PetscInt         i = d->sidx[k];
+    const PetscReal *o = d->sbuf + R * k;
+    for (int j = 0; j < 3; j++) {
+      out->f[3 * i + j] += o[j];
+      out->t[3 * i + j] += o[3 + j];
+      if (R == 12) out->fd[3 * i + j] += o[6 + j], out->td[3 * i + j] += o[9 + j];
+    }
+  }
+  /* global sums */
+  PetscCall(PetscMalloc1(4 + 6 * nw, &red));
+  red[0] = out->pe_contact, red[1] = out->dissip_rate, red[2] = out->eslip, red[3] = (PetscReal)out->ncontacts;
+  for (PetscInt w = 0; w < nw; w++) {
+    PetscInt i = sim->walls[w].body;
+    for (int j = 0; j < 3; j++) red[4 + 6 * w + j] = out->f[3 * i + j], red[7 + 6 * w + j] = out->t[3 * i + j];
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, red, (PetscMPIInt)(4 + 6 * nw), MPIU_REAL, MPIU_SUM, sim->comm));
+  out->pe_contact = red[0], out->dissip_rate = red[1], out->eslip = red[2], out->ncontacts = (PetscInt)(red[3] + 0.5);
+  for (PetscInt w = 0; w < nw; w++) {
+    PetscInt i = sim->walls[w].body;
+    for (int j = 0; j < 3; j++) out->f[3 * i + j] = red[4 + 6 * w + j], out->t[3 * i + j] = red[7 + 6 * w + j];
+  }
+  PetscCall(PetscFree(red));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the default rank grid: the gravity axis (if any) uncut, larger factors on longer extents */
+static PetscErrorCode DemDecompChooseGrid(DemSim sim, PetscInt grid[3])
+{
+  int       dims[3] = {0, 0, 0}, free[3], nf = 0, gax = -1;
+  PetscReal gm = 0;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 3; k++)
+    if (PetscAbsReal(sim->gravity[k]) > gm) gm = PetscAbsReal(sim->gravity[k]), gax = k;
+  if (sim->dim == 2) dims[2] = 1;
+  else if (gax >= 0) dims[gax] = 1;
+  PetscCallMPI(MPI_Dims_create(sim->size, 3, dims));
+  /* MPI_Dims_create orders free factors non-increasingly: give them to the longer extents */
+  for (int k = 0; k < 3; k++)
+    if (!(sim->dim == 2 && k == 2) && k != (sim->dim == 2 ? -1 : gax)) free[nf++] = k;
+  {
+    int f[3], nfac = 0;
+    for (int k = 0; k < nf; k++) f[nfac++] = dims[free[k]];
+    for (int a = 0; a < nf; a++) /* free dimensions by decreasing extent */
+      for (int b = a + 1; b < nf; b++)
+        if (sim->hi[free[b]] - sim->lo[free[b]] > sim->hi[free[a]] - sim->lo[free[a]]) {
+          int t = free[a];
+          free[a] = free[b], free[b] = t;
+        }
+    for (int a = 0; a < nfac; a++) /* factors decreasing */
+      for (int b = a + 1; b < nfac; b++)
+        if (f[b] > f[a]) {
+          int t = f[a];
+          f[a] = f[b], f[b] = t;
+        }
+    for (int k = 0; k < nf; k++) dims[free[k]] = f[k];
+  }
+  for (int k = 0; k < 3; k++) grid[k] = dims[k];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemDecompDistribute_Private - called by DemSimSetUp once the initial configuration has been
+  checked on every rank (all ranks hold all bodies): refuses what does not run on several ranks
+  yet, chooses the grid, keeps each rank's own bodies, exchanges ghosts and builds the lists.
+  Collective.
+*/
+PetscErrorCode DemDecompDistribute_Private(DemSim sim)
+{
+  struct _DemDecomp *d = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies;
+  PetscReal          rmax = 0;
+  const char        *what = NULL;
+
+  PetscFunctionBegin;
+  if (!d || d->active) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(sim->integ->mpi, sim->comm, PETSC_ERR_SUP, "integrator %s does not run on more than one MPI rank yet (this run has %d); run it on one rank (MPI-capable: verlet)", sim->integ->type_name, (int)sim->size);
+  if (sim->nload) what = "loads";
+  else if (sim->bonds) what = "bonds";
+  else if (sim->fields) what = "fields";
+  else if (sim->out.ntrack) what = "output.track";
+  PetscCheck(!what, sim->comm, PETSC_ERR_SUP, "%s: not supported on more than one MPI rank yet (this run has %d); run on one rank", what, (int)sim->size);
+  PetscCheck(!sim->restart[0], sim->comm, PETSC_ERR_SUP, "--restart runs on one MPI rank (this run has %d): checkpoints hold the gathered state of any rank count", (int)sim->size);
+  for (PetscInt i = 0; i < bs->n; i++)
+    if (!(bs->flags[i] & DEM_WALL)) rmax = PetscMax(rmax, bs->radius[i]);
+  d->cutoff = 2 * rmax + sim->skin;
+  d->rec    = DEM_DREC;
+  for (PetscInt e = 0; e < bs->nextra; e++) d->rec += bs->extra_ncomp[e];
+  if (!d->grid_set) PetscCall(DemDecompChooseGrid(sim, d->grid));
+  d->coord[0] = sim->rank % d->grid[0];
+  d->coord[1] = (sim->rank / d->grid[0]) % d->grid[1];
+  d->coord[2] = sim->rank / (d->grid[0] * d->grid[1]);
+  for (int k = 0; k < 3; k++) {
+    PetscReal L = sim->hi[k] - sim->lo[k];
+    if (d->grid[k] > 1 && L / d->grid[k] < d->cutoff) {
+      if (d->node) return DemNodeError(d->node, "%" PetscInt_FMT " ranks along %c make subdomains %g m wide, narrower than the ghost range 2 r_max + skin = %g m; use fewer ranks along %c (mpi.grid)", d->grid[k], "xyz"[k], (double)(L / d->grid[k]), (double)d->cutoff, "xyz"[k]);
+      SETERRQ(sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: %" PetscInt_FMT " ranks along %c make subdomains %g m wide, narrower than the ghost range 2 r_max + skin = %g m; give mpi.grid with fewer ranks along %c", sim->file, d->grid[k], "xyz"[k], (double)(L / d->grid[k]), (double)d->cutoff, "xyz"[k]);
+    }
+    PetscCall(PetscMalloc1(d->grid[k] + 1, &d->cut[k]));
+    for (PetscInt j = 0; j <= d->grid[k]; j++) d->cut[k][j] = sim->lo[k] + L * j / d->grid[k];
+    d->cut[k][d->grid[k]] = sim->hi[k];
+  }
+  PetscCall(PetscMalloc4(sim->size, &d->scnt, sim->size, &d->soff, sim->size, &d->rcnt, sim->size, &d->roff));
+  PetscCall(PetscMalloc4(sim->size, &d->tcnt, sim->size, &d->toff, sim->size, &d->ucnt, sim->size, &d->uoff));
+  PetscCall(PetscMalloc1(2 * sim->size, &d->req));
+  PetscCall(PetscMalloc1(sim->nwall + 1, &d->wallgid));
+  for (PetscInt w = 0; w < sim->nwall; w++) d->wallgid[w] = bs->gid[sim->walls[w].body];
+  PetscCall(DemDecompReserve(sim, bs->n, 0));
+  d->active = PETSC_TRUE;
+  PetscCall(DemDecompRebuild(sim, PETSC_TRUE));
+  if (getenv("MMDEM_DECOMP_VERBOSE")) {
+    PetscInt loc = 0;
+    for (PetscInt i = 0; i < bs->n; i++) loc += !(bs->flags[i] & DEM_WALL);
+    PetscCall(PetscPrintf(sim->comm, "decomp: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", ghost range %g m\n", d->grid[0], d->grid[1], d->grid[2], (double)d->cutoff));
+    PetscCall(PetscSynchronizedPrintf(sim->comm, "decomp: rank %d owns %" PetscInt_FMT " particles, %" PetscInt_FMT " ghosts\n", (int)sim->rank, loc, bs->nghost));
+    PetscCall(PetscSynchronizedFlush(sim->comm, PETSC_STDOUT));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* every rank's owned particles (rank 0 adds the walls) in global-id order into `all` on rank 0
+   (other ranks: an empty store); with fd, x0 also their dissipative forces and torques
+   ([3n] each, fd then td) and the positions of the last neighbour build. Collective. */
+static PetscErrorCode DemDecompGather(DemSim sim, DemBodyStore *all, PetscReal **fdtd, PetscReal **x0)
+{
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies, save;
+  const PetscInt     rec = d->rec, R = rec + 3;
+  PetscInt           nloc = 0, tot = 0;
+  PetscMPIInt       *cnt = NULL, *off = NULL, mine;
+  PetscReal         *sb, *rb = NULL, *fdsave = sim->fd, *tdsave = sim->td;
+  PetscInt           fdcapsave = sim->fdcap;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < bs->n; i++) nloc += !(bs->flags[i] & DEM_WALL) || sim->rank == 0;
+  PetscCall(PetscMalloc1(R * (nloc + 1), &sb));
+  for (PetscInt i = 0, k = 0; i < bs->n; i++) {
+    if ((bs->flags[i] & DEM_WALL) && sim->rank != 0) continue;
+    DemDecompPack(sim, i, sb + R * k);
+    for (int j = 0; j < 3; j++) sb[R * k + rec + j] = (sim->nl.x0 && sim->nl.x0cap >= 3 * bs->n) ? sim->nl.x0[3 * i + j] : bs->x[3 * i + j];
+    k++;
+  }
+  mine = (PetscMPIInt)(R * nloc);
+  if (sim->rank == 0) PetscCall(PetscMalloc2(sim->size, &cnt, sim->size, &off));
+  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, sim->comm));
+  if (sim->rank == 0) {
+    off[0] = 0;
+    for (PetscMPIInt r = 1; r < sim->size; r++) off[r] = off[r - 1] + cnt[r - 1];
+    tot = (off[sim->size - 1] + cnt[sim->size - 1]) / R;
+    PetscCall(PetscMalloc1(R * (tot + 1), &rb));
+  }
+  PetscCallMPI(MPI_Gatherv(sb, mine, MPIU_REAL, rb, cnt, off, MPIU_REAL, 0, sim->comm));
+  PetscCall(DemBodyStoreInit(all));
+  for (PetscInt e = 0; e < bs->nextra; e++) PetscCall(DemBodyStoreRegisterField(all, bs->extra_name[e], bs->extra_ncomp[e], NULL));
+  if (fdtd) *fdtd = NULL;
+  if (x0) *x0 = NULL;
+  if (sim->rank == 0) {
+    DemGidIdx *ord;
+    PetscCall(PetscMalloc1(tot + 1, &ord));
+    for (PetscInt k = 0; k < tot; k++) ord[k].gid = DemDecompRecGid(rb + R * k), ord[k].k = k;
+    qsort(ord, (size_t)tot, sizeof(DemGidIdx), DemGidIdxCmp);
+    PetscCall(DemBodyStoreReserve(all, tot + 1));
+    /* unpack through the simulation's store: point it at `all` for a moment */
+    save = *bs;
+    *bs  = *all;
+    PetscCall(PetscCalloc1(6 * (tot + 1), &sim->fd));
+    sim->td = sim->fd + 3 * tot;
+    for (PetscInt k = 0; k < tot; k++) DemDecompUnpack(sim, k, rb + R * ord[k].k, 0);
+    bs->n = tot;
+    *all  = *bs;
+    *bs   = save;
+    if (fdtd) *fdtd = sim->fd;
+    else PetscCall(PetscFree(sim->fd));
+    sim->fd = fdsave, sim->td = tdsave, sim->fdcap = fdcapsave;
+    if (x0) {
+      PetscCall(PetscMalloc1(3 * (tot + 1), x0));
+      for (PetscInt k = 0; k < tot; k++)
+        for (int j = 0; j < 3; j++) (*x0)[3 * k + j] = rb[R * ord[k].k + rec + j];
+    }
+    PetscCall(PetscFree(ord));
+    PetscCall(PetscFree2(cnt, off));
+    PetscCall(PetscFree(rb));
+  }
+  PetscCall(PetscFree(sb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemDecompGatherBodies_Private - every rank's owned particles, then the walls, in global-id
+  order, into `all` on rank 0 (other ranks: empty). Collective.
+*/
+PetscErrorCode DemDecompGatherBodies_Private(DemSim sim, DemBodyStore *all)
+{
+  PetscFunctionBegin;
+  PetscCall(DemDecompGather(sim, all, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemDecompSerialize_Private - a checkpoint of a decomposed run: the state gathered on rank 0
+  in the layout of a serial run (bodies in id order, walls last; every rank's pairs with their
+  history and periodic images, by global ids, grouped by shape kinds), serialized by
+  checkpoint.c. A run on any number of ranks restarts from it on one rank. Other ranks leave
+  b empty (only rank 0 writes). Collective.
+*/
+PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
+{
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies, all, save;
+  DemNeighbourList  *nl = &sim->nl, sh, nlsave;
+  const PetscInt     hs = sim->histsize, P = 5 + hs;
+  PetscReal         *fdtd = NULL, *x0 = NULL, *sp, *rp = NULL, *fdsave, *tdsave;
+  PetscInt           fdcapsave, tot = 0;
+  PetscMPIInt       *cnt = NULL, *off = NULL, mine;
+
+  PetscFunctionBegin;
+  PetscCall(DemDecompGather(sim, &all, &fdtd, &x0));
+  /* pairs: gid a, gid b, image, kinds, history */
+  PetscCall(PetscMalloc1(P * (nl->npairs + 1), &sp));
+  for (PetscInt g = 0; g < nl->ngroups; g++)
+    for (PetscInt k = nl->gstart[g]; k < nl->gstart[g + 1]; k++) {
+      PetscReal *o = sp + P * k;
+      memcpy(&o[0], &bs->gid[nl->a[k]], sizeof(int64_t));
+      memcpy(&o[1], &bs->gid[nl->b[k]], sizeof(int64_t));
+      o[2] = nl->shiftidx[k], o[3] = nl->gka[g], o[4] = nl->gkb[g];
+      for (PetscInt j = 0; j < hs; j++) o[5 + j] = nl->history[hs * k + j];
+    }
+  mine = (PetscMPIInt)(P * nl->npairs);
+  if (sim->rank == 0) PetscCall(PetscMalloc2(sim->size, &cnt, sim->size, &off));
+  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, sim->comm));
+  if (sim->rank == 0) {
+    off[0] = 0;
+    for (PetscMPIInt r = 1; r < sim->size; r++) off[r] = off[r - 1] + cnt[r - 1];
+    tot = (off[sim->size - 1] + cnt[sim->size - 1]) / P;
+    PetscCall(PetscMalloc1(P * (tot + 1), &rp));
+  }
+  PetscCallMPI(MPI_Gatherv(sp, mine, MPIU_REAL, rp, cnt, off, MPIU_REAL, 0, sim->comm));
+  PetscCall(PetscFree(sp));
+  b->n = 0;
+  if (sim->rank == 0) {
+    PetscInt gcount[DEM_KIND_MAX * DEM_KIND_MAX + 1], *grp;
+    PetscCall(PetscMemzero(&sh, sizeof(sh)));
+    PetscCall(PetscMalloc5(tot + 1, &sh.a, tot + 1, &sh.b, tot + 1, &sh.shiftidx, tot + 1, &sh.pairidx, 3 * (tot + 1), &sh.shift));
+    PetscCall(PetscMalloc2(PetscMax(hs, 1) * (tot + 1), &sh.history, tot + 1, &grp));
+    PetscCall(PetscArrayzero(gcount, DEM_KIND_MAX * DEM_KIND_MAX + 1));
+    for (PetscInt k = 0; k < tot; k++) {
+      grp[k] = (PetscInt)rp[P * k + 3] * DEM_KIND_MAX + (PetscInt)rp[P * k + 4];
+      gcount[grp[k] + 1]++;
+    }
+    for (PetscInt g = 0; g < DEM_KIND_MAX * DEM_KIND_MAX; g++) gcount[g + 1] += gcount[g];
+    for (PetscInt g = 0; g < DEM_KIND_MAX * DEM_KIND_MAX; g++) {
+      if (gcount[g + 1] == gcount[g]) continue;
+      sh.gka[sh.ngroups]    = (DemShapeKind)(g / DEM_KIND_MAX);
+      sh.gkb[sh.ngroups]    = (DemShapeKind)(g % DEM_KIND_MAX);
+      sh.gstart[sh.ngroups] = gcount[g];
+      sh.ngroups++;
+    }
+    sh.gstart[sh.ngroups] = tot;
+    for (PetscInt k = 0; k < tot; k++) {
+      const PetscReal *o = rp + P * k;
+      PetscInt         dst = gcount[grp[k]]++, s;
+      int64_t          ga, gb;
+      DemGidIdx        key, *fa, *fb;
+      memcpy(&ga, &o[0], sizeof(ga));
+      memcpy(&gb, &o[1], sizeof(gb));
+      /* index in the gathered store: it is sorted by gid */
+      key.gid = ga, key.k = 0;
+      fa      = NULL, fb = NULL;
+      {
+        PetscInt lo = 0, hi = all.n - 1;
+        while (lo <= hi) {
+          PetscInt mid = (lo + hi) / 2;
+          if (all.gid[mid] == ga) { sh.a[dst] = mid; fa = &key; break; }
+          if (all.gid[mid] < ga) lo = mid + 1;
+          else hi = mid - 1;
+        }
+        lo = 0, hi = all.n - 1;
+        while (lo <= hi) {
+          PetscInt mid = (lo + hi) / 2;
+          if (all.gid[mid] == gb) { sh.b[dst] = mid; fb = &key; break; }
+          if (all.gid[mid] < gb) lo = mid + 1;
+          else hi = mid - 1;
+        }
+      }
+      PetscCheck(fa && fb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint: pair %lld-%lld refers to a body no rank owns", (long long)ga, (long long)gb);
+      s                  = (PetscInt)o[2];
+      sh.shiftidx[dst]   = s;
+      sh.shift[3 * dst]     = (s / 9 - 1) * (sim->hi[0] - sim->lo[0]);
+      sh.shift[3 * dst + 1] = ((s / 3) % 3 - 1) * (sim->hi[1] - sim->lo[1]);
+      sh.shift[3 * dst + 2] = (s % 3 - 1) * (sim->hi[2] - sim->lo[2]);
+      for (PetscInt j = 0; j < hs; j++) sh.history[hs * dst + j] = o[5 + j];
+    }
+    for (PetscInt k = 0; k < tot; k++) sh.pairidx[k] = k;
+    sh.npairs = sh.cap = sh.histcap = tot;
+    sh.x0     = x0;
+    sh.x0cap  = 3 * all.n;
+    sh.nbuilds = nl->nbuilds;
+    /* serialize the serial-layout state */
+    save = *bs, nlsave = *nl, fdsave = sim->fd, tdsave = sim->td, fdcapsave = sim->fdcap;
+    *bs = all, *nl = sh, sim->fd = fdtd, sim->td = fdtd + 3 * all.n, sim->fdcap = 3 * all.n;
+    d->active = PETSC_FALSE;
+    PetscErrorCode ierr = DemCheckpointSerialize_Private(sim, b);
+    d->active = PETSC_TRUE;
+    *bs = save, *nl = nlsave, sim->fd = fdsave, sim->td = tdsave, sim->fdcap = fdcapsave;
+    PetscCall(ierr);
+    PetscCall(PetscFree5(sh.a, sh.b, sh.shiftidx, sh.pairidx, sh.shift));
+    PetscCall(PetscFree2(sh.history, grp));
+    PetscCall(PetscFree(x0));
+    PetscCall(PetscFree(fdtd));
+    PetscCall(PetscFree2(cnt, off));
+    PetscCall(PetscFree(rp));
+  }
+  PetscCall(DemBodyStoreFree(&all));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemDecompSumPowers_Private(DemSim sim, PetscReal *p0, PetscReal *p1)
+{
+  PetscReal p[2] = {*p0, *p1};
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, p, 2, MPIU_REAL, MPIU_SUM, sim->comm));
+  *p0 = p[0], *p1 = p[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemDecompAgree_Private(DemSim sim, PetscBool failed, PetscBool *any, char msg[], size_t len)
+{
+  PetscMPIInt mine = failed ? sim->rank : sim->size, first;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, sim->comm));
+  *any = first < sim->size ? PETSC_TRUE : PETSC_FALSE;
+  if (*any) PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)len, MPI_CHAR, first, sim->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

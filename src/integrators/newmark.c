@@ -1,0 +1,958 @@
+/*
+  newmark.c - integrator `newmark`: the Newmark scheme for rigid bodies of
+  000_c57329b1a40312e0.txt (Gay Neto and Wriggers) sections 2.1-2.3 and 2.6, solved in every
+  step by Newton's method through PETSc SNES, with adaptive time steps (000 sections 3.5-3.6),
+  the penetration test of 000 section 2.4.7 and night-owl contacts (000 section 2.6.3).
+
+  Unknowns (000 eq. (59)): per mobile body the incremental displacement u of its centre of
+  mass (the pole P = G, so 000 eq. (18) reduces to eq. (19)) and the incremental Rodrigues
+  rotation alpha (000 eq. (6)); block row of 6 per body, (u, alpha). With the constants
+  a1 = 1/(beta h^2), a2 = 1/(beta h), a3 = (1 - 2 beta)/(2 beta), a4 = gamma/(beta h),
+  a5 = 1 - gamma/beta, a6 = (1 - gamma/(2 beta)) h of 000 eq. (21):
+      acc(i+1)   = a1 u - a2 v(i) - a3 acc(i)                              eq. (20)-(21)
+      v(i+1)     = a4 u + a5 v(i) + a6 acc(i)
+      wdot(i+1)  = Q(alpha) [a1 alpha - a2 w(i) - a3 wdot(i)] = Q c         eq. (22)
+      w(i+1)     = Q(alpha) [a4 alpha + a5 w(i) + a6 wdot(i)] = Q b
+      x(i+1) = x(i) + u,  orientation q(i+1) = q(alpha) q(i)                eq. (3), (5)
+  Q(alpha) the Rodrigues rotation of 000 eq. (6) (DemRodriguesToMatrix), J(i+1) = Q J(i) Q^T
+  (000 eq. (15), J(i) = R(q(i)) diag(I) R(q(i))^T). Residual per body, 000 eq. (61)-(63):
+      r_f  = m acc(i+1) - F                                                 eq. (19), (24)
+      r_mu = Xi^T (w x J w + J wdot - M) = Xi g - Xi^T M                    eq. (17)-(19), (24)
+  F, M: every force and moment at the state of i+1 (contacts, gravity (000 eq. (25): with the
+  pole at G the weight has no pseudo-moment), loads, fields; DemForcesCompute), Xi of 000
+  eq. (9) with alpha, and g = b x J(i) b + J(i) c, since w x J w + J wdot = Q g and
+  Xi^T Q = Xi (both follow from the Cayley form Q = (I - A/2)^-1 (I + A/2) of eq. (6)).
+  Jacobian (consistent linearization, 000 section 2.6.2, written by hand): per body
+      d r_f / d u        = m a1 I
+      d r_mu / d alpha   = d(Xi g)/d alpha - d(Xi^T)/d alpha [M]
+                           + Xi (a4 ([b]x J(i) - [J(i) b]x) + a1 J(i))
+  with d(Xi y)/d alpha = -(s^2/2)(y + alpha x y/2) alpha^T - (s/2)[y]x, s = 4/(4 + alpha.alpha),
+  and per contact the 12x12 stiffness K = -dF/dq and damping C = -dF/dv blocks of jacobian.c
+  (DemForcesJacobianBlock_Private; shape and law enter only through the contact list's
+  normal, lever arms, dfn_dgap, cn, kt), mapped to the unknowns: a spatial rotation
+  variation is dtheta = Xi dalpha (000 eq. (8)), the velocities vary as dv = a4 du and
+  dw = (a4 Q - [w]x Xi) dalpha, and the moment rows are multiplied by Xi^T:
+      J_ab += T_a (K_ab P_b + C_ab V_b),  T = diag(I, Xi^T), P = diag(I, Xi),
+                                          V = diag(a4 I, a4 Q - [w]x Xi)
+  The tangential spring of friction.h grows by vt h (the laws see the step h): its stiffness
+  kt (I - n n^T) acts through the velocity, so it is moved from K to h C. Not linearized (they
+  cost Newton iterations, not accuracy): the loads' moment arms, field forces, and the
+  approximations jacobian.c lists. Assembled in a MATBAIJ of block size 6 preallocated from
+  the neighbour list (DemJacobianCreate_Private), rebuilt with the list.
+  Solver: PETSc SNES (prefix none: every -snes_*, -ksp_*, -pc_* option is honoured, e.g.
+  -snes_monitor, -snes_test_jacobian, -snes_rtol); defaults newtonls, KSP GMRES + ILU with
+  -ksp_rtol 1e-10, SNES rtol 1e-8, max_it from max_iterations, and an absolute tolerance of
+  1e-12 r_min times the inertial force scale m_min / (beta h^2) (a residual that moves no
+  body by more than ~1e-12 of the smallest radius). The moment rows are divided by the body's
+  bounding radius, so that the residual's norm weighs forces and moments alike. Predictor: acc(i+1) = acc(i)
+  (u = h v + h^2/2 acc, alpha = h w + h^2/2 wdot).
+
+  After convergence:
+    penetration test (000 section 2.4.7): every contact present at i and at i+1 (same body
+      pair and feature) must have n(i) . n(i+1) >= 0; otherwise the step is rejected;
+    night owls (000 section 2.6.3): the neighbour list was (re)built at the step's start so
+      that it holds for the expected displacement h |v| + h^2/2 |acc| of the fastest body
+      (its bounding volumes inflated by that much within the skin); if a converged body moved
+      further than the list can vouch for (half the skin since the build), the search runs
+      again at the new positions, and a contact that the Newton solve did not see is a night
+      owl: the step is solved again with it (warm start from the converged increments).
+      thermo.csv column `night_owls` counts them (cumulative).
+  Step control (adapt): a step whose SNES solve diverges (any negative SNESConvergedReason,
+  or a non-finite residual) or that fails the penetration test is rejected and retried with
+  dt/2 (DemStepInfo accepted = false; thermo.csv `rejected`), and every cut is logged with its
+  reason (a line on stdout unless --quiet; thermo.csv columns `dt_cuts_snes`,
+  `dt_cuts_penetration`); after `grow_after` consecutive steps of at most `easy_iterations`
+  Newton iterations dt grows by `grow`, within [dt_min, dt_max]. A cut below dt_min stops the
+  run with a diagnosis (guard.c). `iterations` in thermo.csv: Newton iterations of the step
+  (with its night-owl re-solves); `newton_total`: cumulative.
+
+  History: Newton evaluations do not commit; after acceptance one evaluation at the new state
+  with commit stores the springs and gives the store's forces. Energy: `dissipated` gets
+  -h/2 (P_d(i) + P_d(i+1)) at the mean velocity (P_d the dashpot power, as trapezoid.c) plus
+  the friction return mappings' eslip; Newmark's own (small) numerical dissipation for
+  beta > 1/4 shows in e_balance.
+
+  Keys: type, dt, dt_fraction, petsc_options, and
+    beta [0.3] in (0, 0.5], gamma [0.5] in [0.5, 1]  (000 section 2.2; 2 beta >= gamma >= 1/2)
+    adapt [true], dt_min [1e-9 dt], dt_max [dt], grow [1.5] > 1, grow_after [3] >= 1,
+    easy_iterations [3] >= 1, max_iterations [25] >= 1 (SNES iterations per solve)
+*/
+#include "demimpl.h"
+#include <petscsnes.h>
+
+#define DEMINTEGRATORNEWMARK "newmark"
+
+typedef struct {
+  /* configuration */
+  PetscReal beta, gamma, dtmin, dtmax, grow;
+  PetscBool adapt, dtmax_set, dtmin_set;
+  PetscInt  easy_its, grow_after, max_it;
+  /* solver */
+  DemSim    sim;
+  SNES      snes;
+  Mat       J;
+  Vec       X, R, Xlast;
+  PetscInt *row, nrows, nb, cap, nlbuild;
+  PetscBool atol_user, lastvalid;
+  /* the step: h, Newmark constants, state at i */
+  PetscReal h, a1, a2, a3, a4, a5, a6, tn;
+  PetscReal *acc, *wacc;      /* [3 nb] acceleration and angular acceleration at i (world) */
+  PetscBool  accvalid;
+  PetscReal *Ji;              /* [9 nb] world inertia at i */
+  /* trial state and per-body quantities of the last evaluation */
+  PetscReal *x, *v, *w, *q, *dx, *da;
+  PetscReal *f, *t, *fd, *td, *fdn, *tdn;
+  PetscReal *Xi, *Qd, *bb, *cc; /* [9 nb], [9 nb], [3 nb], [3 nb] */
+  /* contacts present at i: keys (gid a, gid b, feature), sorted, and normals */
+  PetscInt   npen, pencap;
+  int64_t   *pk;  /* [3 npen] */
+  PetscReal *pn;  /* [3 npen] */
+  /* contacts seen by the last Newton evaluation (night owls) */
+  PetscInt   nseen, seencap;
+  int64_t   *sk;  /* [3 nseen] sorted */
+  int64_t   *ctmp; /* [4 ctcap] scratch of the sort */
+  PetscReal *ctn;  /* [3 ctcap] */
+  PetscInt   ctcap;
+  /* step control and counters */
+  PetscReal dt0;
+  PetscInt  nok, night_owls, cuts_snes, cuts_pen, newton_total, nevals;
+  PetscReal rmin, mmin;
+  PetscReal *rs; /* [nb] 1 / radius: the moment rows of the residual are scaled to forces */
+} DemIntegrator_Newmark;
+
+static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes", "dt_cuts_penetration", "newton_total", NULL};
+
+static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNode cfg)
+{
+  DemIntegrator_Newmark *nm    = (DemIntegrator_Newmark *)ig->data;
+  const char *const      own[] = {"beta", "gamma", "adapt", "dt_min", "dt_max", "grow", "grow_after", "easy_iterations", "max_iterations", NULL};
+  DemNode                kn;
+
+  PetscFunctionBegin;
+  if (!cfg) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DemIntegratorAllowKeys_Private(cfg, own));
+  PetscCall(DemNodeGetReal(cfg, "beta", PETSC_FALSE, &nm->beta));
+  PetscCall(DemNodeGet(cfg, "beta", &kn));
+  DemNodeCheck(kn ? kn : cfg, nm->beta > 0 && nm->beta <= 0.5, "beta must be in (0, 0.5] (000 eq. (20); 0.25 average acceleration, 0.3 the paper's choice) (got %g)", (double)nm->beta);
+  PetscCall(DemNodeGetReal(cfg, "gamma", PETSC_FALSE, &nm->gamma));
+  PetscCall(DemNodeGet(cfg, "gamma", &kn));
+  DemNodeCheck(kn ? kn : cfg, nm->gamma >= 0.5 && nm->gamma <= 1, "gamma must be in [0.5, 1] (000 eq. (20); 0.5: no numerical damping of first order) (got %g)", (double)nm->gamma);
+  DemNodeCheck(kn ? kn : cfg, 2 * nm->beta >= nm->gamma, "Newmark needs 2 beta >= gamma for unconditional stability (got beta %g, gamma %g)", (double)nm->beta, (double)nm->gamma);
+  PetscCall(DemNodeGetBool(cfg, "adapt", PETSC_FALSE, &nm->adapt));
+  PetscCall(DemNodeGet(cfg, "dt_min", &kn));
+  if (kn) {
+    PetscCall(DemNodeGetReal(cfg, "dt_min", PETSC_TRUE, &nm->dtmin));
+    DemNodeCheck(kn, nm->dtmin > 0, "dt_min must be > 0 s (got %g)", (double)nm->dtmin);
+    nm->dtmin_set = PETSC_TRUE;
+  }
+  PetscCall(DemNodeGet(cfg, "dt_max", &kn));
+  if (kn) {
+    PetscCall(DemNodeGetReal(cfg, "dt_max", PETSC_TRUE, &nm->dtmax));
+    DemNodeCheck(kn, nm->dtmax > 0, "dt_max must be > 0 s (got %g)", (double)nm->dtmax);
+    DemNodeCheck(kn, !nm->dtmin_set || nm->dtmax >= nm->dtmin, "dt_max (%g s) must be >= dt_min (%g s)", (double)nm->dtmax, (double)nm->dtmin);
+    nm->dtmax_set = PETSC_TRUE;
+  }
+  PetscCall(DemNodeGetReal(cfg, "grow", PETSC_FALSE, &nm->grow));
+  PetscCall(DemNodeGet(cfg, "grow", &kn));
+  DemNodeCheck(kn ? kn : cfg, nm->grow > 1 && nm->grow <= 10, "grow must be in (1, 10] (got %g)", (double)nm->grow);
+  PetscCall(DemNodeGetInt(cfg, "grow_after", PETSC_FALSE, &nm->grow_after));
+  PetscCall(DemNodeGet(cfg, "grow_after", &kn));
+  DemNodeCheck(kn ? kn : cfg, nm->grow_after >= 1, "grow_after must be >= 1 (got %" PetscInt_FMT ")", nm->grow_after);
+  PetscCall(DemNodeGetInt(cfg, "easy_iterations", PETSC_FALSE, &nm->easy_its));
+  PetscCall(DemNodeGet(cfg, "easy_iterations", &kn));
+  DemNodeCheck(kn ? kn : cfg, nm->easy_its >= 1, "easy_iterations must be >= 1 (got %" PetscInt_FMT ")", nm->easy_its);
+  PetscCall(DemNodeGetInt(cfg, "max_iterations", PETSC_FALSE, &nm->max_it));
+  PetscCall(DemNodeGet(cfg, "max_iterations", &kn));
+  DemNodeCheck(kn ? kn : cfg, nm->max_it >= 1, "max_iterations must be >= 1 (got %" PetscInt_FMT ")", nm->max_it);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemIntegratorThermo_Newmark(DemIntegrator ig, PetscReal val[])
+{
+  DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ig->data;
+
+  PetscFunctionBegin;
+  val[0] = (PetscReal)nm->night_owls;
+  val[1] = (PetscReal)nm->cuts_snes;
+  val[2] = (PetscReal)nm->cuts_pen;
+  val[3] = (PetscReal)nm->newton_total;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the state between steps the store does not hold (checkpoint.c): the configured dt, the
+   step-control counters, the accelerations at i and the normals of the contacts at i */
+static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp, PetscBool write)
+{
+  DemIntegrator_Newmark *nm      = (DemIntegrator_Newmark *)ig->data;
+  PetscInt               version = 1, nb = nm->nb, acc = nm->accvalid ? 1 : 0;
+  PetscInt               cnt[6]  = {nm->nok, nm->night_owls, nm->cuts_snes, nm->cuts_pen, nm->newton_total, nm->npen};
+
+  PetscFunctionBegin;
+  PetscCall(DemCheckpointIO(fp, write, &version, sizeof(version), "newmark checkpoint version"));
+  PetscCheck(version == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint version %" PetscInt_FMT ", this build reads version 1", version);
+  PetscCall(DemCheckpointIO(fp, write, &nm->dt0, sizeof(nm->dt0), "newmark configured dt"));
+  PetscCall(DemCheckpointIO(fp, write, cnt, sizeof(cnt), "newmark counters"));
+  PetscCall(DemCheckpointIO(fp, write, &nb, sizeof(nb), "newmark body count"));
+  PetscCheck(nb == nm->nb, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint for %" PetscInt_FMT " bodies, the run has %" PetscInt_FMT, nb, nm->nb);
+  PetscCall(DemCheckpointIO(fp, write, &acc, sizeof(acc), "newmark acceleration flag"));
+  if (acc) {
+    PetscCall(DemCheckpointIO(fp, write, nm->acc, 3 * (size_t)nb * sizeof(PetscReal), "newmark accelerations"));
+    PetscCall(DemCheckpointIO(fp, write, nm->wacc, 3 * (size_t)nb * sizeof(PetscReal), "newmark angular accelerations"));
+  }
+  if (!write) {
+    nm->nok = cnt[0], nm->night_owls = cnt[1], nm->cuts_snes = cnt[2], nm->cuts_pen = cnt[3], nm->newton_total = cnt[4];
+    nm->accvalid = acc ? PETSC_TRUE : PETSC_FALSE;
+    PetscCheck(cnt[5] >= 0 && cnt[5] < (PetscInt)1 << 28, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint with %" PetscInt_FMT " contact normals", cnt[5]);
+    if (cnt[5] > nm->pencap) {
+      PetscCall(PetscFree2(nm->pk, nm->pn));
+      nm->pencap = cnt[5];
+      PetscCall(PetscMalloc2(3 * nm->pencap + 3, &nm->pk, 3 * nm->pencap + 3, &nm->pn));
+    }
+    nm->npen = cnt[5];
+  }
+  if (nm->npen) {
+    PetscCall(DemCheckpointIO(fp, write, nm->pk, 3 * (size_t)nm->npen * sizeof(int64_t), "newmark contact keys"));
+    PetscCall(DemCheckpointIO(fp, write, nm->pn, 3 * (size_t)nm->npen * sizeof(PetscReal), "newmark contact normals"));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscBool DemNmMobile(const DemIntegrator_Newmark *nm, PetscInt i)
+{
+  return nm->row[i] >= 0 ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* R(q) diag(d) R(q)^T, row-major */
+static void DemNmWorldInertia(const PetscReal q[4], const PetscReal d[3], PetscReal J[9])
+{
+  PetscReal R[9];
+  DemQuatToMatrix(q, R);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) J[3 * i + j] = R[3 * i] * d[0] * R[3 * j] + R[3 * i + 1] * d[1] * R[3 * j + 1] + R[3 * i + 2] * d[2] * R[3 * j + 2];
+}
+
+static inline void DemNmMatVec(const PetscReal A[9], const PetscReal x[3], PetscReal y[3])
+{
+  for (int i = 0; i < 3; i++) y[i] = A[3 * i] * x[0] + A[3 * i + 1] * x[1] + A[3 * i + 2] * x[2];
+}
+
+static inline void DemNmMatTVec(const PetscReal A[9], const PetscReal x[3], PetscReal y[3])
+{
+  for (int i = 0; i < 3; i++) y[i] = A[i] * x[0] + A[3 + i] * x[1] + A[6 + i] * x[2];
+}
+
+static inline void DemNmCross(const PetscReal a[3], const PetscReal b[3], PetscReal c[3])
+{
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* C = A B (3x3, row-major) */
+static inline void DemNmMatMat(const PetscReal A[9], const PetscReal B[9], PetscReal C[9])
+{
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+/* d(Xi(alpha) y)/d alpha for a fixed y (see the file comment) */
+static void DemNmDXi(const PetscReal al[3], const PetscReal y[3], PetscReal D[9])
+{
+  const PetscReal s = 4.0 / (4.0 + al[0] * al[0] + al[1] * al[1] + al[2] * al[2]);
+  PetscReal       ay[3], z[3], Y[9];
+  DemNmCross(al, y, ay);
+  for (int k = 0; k < 3; k++) z[k] = y[k] + 0.5 * ay[k];
+  DemSkew(y, Y);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) D[3 * i + j] = -0.5 * s * s * z[i] * al[j] - 0.5 * s * Y[3 * i + j];
+}
+
+static PetscErrorCode DemNmReserve(DemIntegrator_Newmark *nm, PetscInt nb)
+{
+  PetscFunctionBegin;
+  if (nb <= nm->cap) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree6(nm->x, nm->v, nm->w, nm->q, nm->dx, nm->da));
+  PetscCall(PetscFree6(nm->f, nm->t, nm->fd, nm->td, nm->fdn, nm->tdn));
+  PetscCall(PetscFree5(nm->Xi, nm->Qd, nm->bb, nm->cc, nm->Ji));
+  PetscCall(PetscMalloc6(3 * nb, &nm->x, 3 * nb, &nm->v, 3 * nb, &nm->w, 4 * nb, &nm->q, 3 * nb, &nm->dx, 3 * nb, &nm->da));
+  PetscCall(PetscMalloc6(3 * nb, &nm->f, 3 * nb, &nm->t, 3 * nb, &nm->fd, 3 * nb, &nm->td, 3 * nb, &nm->fdn, 3 * nb, &nm->tdn));
+  PetscCall(PetscMalloc5(9 * nb, &nm->Xi, 9 * nb, &nm->Qd, 3 * nb, &nm->bb, 3 * nb, &nm->cc, 9 * nb, &nm->Ji));
+  nm->cap = nb;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the trial state of the increments X (u, alpha per row); also Xi, Q(alpha), b, c per body */
+static PetscErrorCode DemNmTrialState(DemIntegrator_Newmark *nm, Vec X)
+{
+  DemSim             sim = nm->sim;
+  DemBodyStore      *bs  = &sim->bodies;
+  const PetscScalar *xx;
+  const PetscReal    h   = nm->h;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(X, &xx));
+  for (PetscInt i = 0; i < nm->nb; i++) {
+    const PetscInt r = nm->row[i];
+    PetscReal     *Xi = nm->Xi + 9 * i, *Qd = nm->Qd + 9 * i;
+    if (r >= 0) {
+      const PetscReal *u = xx + 6 * r, *al = xx + 6 * r + 3;
+      const PetscReal *vi = bs->v + 3 * i, *wi = bs->w + 3 * i, *ai = nm->acc + 3 * i, *di = nm->wacc + 3 * i;
+      PetscReal        s = 4.0 / (4.0 + al[0] * al[0] + al[1] * al[1] + al[2] * al[2]), dq[4];
+      for (int k = 0; k < 3; k++) {
+        nm->dx[3 * i + k] = u[k];
+        nm->da[3 * i + k] = al[k];
+        nm->x[3 * i + k]  = bs->x[3 * i + k] + u[k];
+        nm->v[3 * i + k]  = nm->a4 * u[k] + nm->a5 * vi[k] + nm->a6 * ai[k];
+        nm->bb[3 * i + k] = nm->a4 * al[k] + nm->a5 * wi[k] + nm->a6 * di[k];
+        nm->cc[3 * i + k] = nm->a1 * al[k] - nm->a2 * wi[k] - nm->a3 * di[k];
+      }
+      DemRodriguesToMatrix(al, Qd);
+      DemNmMatVec(Qd, nm->bb + 3 * i, nm->w + 3 * i);
+      /* Xi = s (I + A/2), 000 eq. (9) */
+      Xi[0] = Xi[4] = Xi[8] = s;
+      Xi[1] = -0.5 * s * al[2], Xi[2] = 0.5 * s * al[1];
+      Xi[3] = 0.5 * s * al[2], Xi[5] = -0.5 * s * al[0];
+      Xi[6] = -0.5 * s * al[1], Xi[7] = 0.5 * s * al[0];
+      DemQuatFromRodrigues(al, dq);
+      DemQuatMul(dq, bs->q + 4 * i, nm->q + 4 * i);
+      DemQuatNormalize(nm->q + 4 * i);
+    } else {
+      const PetscBool moving = (bs->flags[i] & DEM_PRESCRIBED) ? PETSC_TRUE : PETSC_FALSE;
+      PetscReal       a[3];
+      for (int k = 0; k < 3; k++) {
+        nm->dx[3 * i + k] = moving ? h * bs->v[3 * i + k] : 0;
+        a[k] = nm->da[3 * i + k] = moving ? h * bs->w[3 * i + k] : 0;
+        nm->x[3 * i + k] = bs->x[3 * i + k] + nm->dx[3 * i + k];
+        nm->v[3 * i + k] = bs->v[3 * i + k];
+        nm->w[3 * i + k] = bs->w[3 * i + k];
+      }
+      for (int k = 0; k < 4; k++) nm->q[4 * i + k] = bs->q[4 * i + k];
+      if (a[0] != 0 || a[1] != 0 || a[2] != 0) {
+        PetscReal dq[4];
+        DemQuatFromRodrigues(a, dq);
+        DemQuatMul(dq, bs->q + 4 * i, nm->q + 4 * i);
+        DemQuatNormalize(nm->q + 4 * i);
+      }
+      for (int k = 0; k < 9; k++) Xi[k] = Qd[k] = (k % 4 == 0) ? 1 : 0;
+    }
+  }
+  PetscCall(VecRestoreArrayRead(X, &xx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* forces at the trial state (time t_i + h, the laws' step h, no commit unless asked) */
+static PetscErrorCode DemNmEval(DemIntegrator_Newmark *nm, PetscBool commit, PetscReal *f, PetscReal *t, PetscReal *fd, PetscReal *td, DemForceOut *fo)
+{
+  DemSim   sim = nm->sim;
+  DemState st  = {nm->x, nm->v, nm->w, nm->q};
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(fo, sizeof(*fo)));
+  fo->f          = f;
+  fo->t          = t;
+  fo->fd         = fd;
+  fo->td         = td;
+  sim->time      = nm->tn + nm->h;
+  sim->inc_x     = nm->dx;
+  sim->inc_alpha = nm->da;
+  PetscCall(DemForcesCompute(sim, &st, PETSC_FALSE, commit, fo));
+  sim->inc_x     = NULL;
+  sim->inc_alpha = NULL;
+  nm->nevals++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dimension 2: u_z, alpha_x, alpha_y are not unknowns (identity rows) */
+static inline PetscBool DemNmFrozen(DemSim sim, int k)
+{
+  return (sim->dim == 2 && (k == 2 || k == 3 || k == 4)) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+static PetscErrorCode DemNmFunction(SNES snes, Vec X, Vec Rv, void *ctx)
+{
+  DemIntegrator_Newmark *nm  = (DemIntegrator_Newmark *)ctx;
+  DemSim                 sim = nm->sim;
+  DemBodyStore          *bs  = &sim->bodies;
+  DemForceOut            fo;
+  PetscScalar           *r;
+  const PetscScalar     *xx;
+
+  PetscFunctionBegin;
+  PetscCall(DemNmTrialState(nm, X));
+  PetscCall(DemNmEval(nm, PETSC_FALSE, nm->f, nm->t, NULL, NULL, &fo));
+  PetscCall(VecCopy(X, nm->Xlast));
+  nm->lastvalid = PETSC_TRUE;
+  PetscCall(VecGetArray(Rv, &r));
+  PetscCall(VecGetArrayRead(X, &xx));
+  for (PetscInt i = 0; i < nm->nb; i++) {
+    const PetscInt   rr = nm->row[i];
+    const PetscReal *Xi = nm->Xi + 9 * i, *Ji = nm->Ji + 9 * i, *b = nm->bb + 3 * i, *c = nm->cc + 3 * i;
+    PetscReal        Jb[3], Jc[3], g[3], xg[3], xm[3];
+    if (rr < 0) continue;
+    for (int k = 0; k < 3; k++) r[6 * rr + k] = bs->m[i] * (nm->a1 * nm->dx[3 * i + k] - nm->a2 * bs->v[3 * i + k] - nm->a3 * nm->acc[3 * i + k]) - nm->f[3 * i + k];
+    DemNmMatVec(Ji, b, Jb);
+    DemNmMatVec(Ji, c, Jc);
+    DemNmCross(b, Jb, g);
+    for (int k = 0; k < 3; k++) g[k] += Jc[k];
+    DemNmMatVec(Xi, g, xg);
+    DemNmMatTVec(Xi, nm->t + 3 * i, xm);
+    for (int k = 0; k < 3; k++) r[6 * rr + 3 + k] = (xg[k] - xm[k]) * nm->rs[i];
+    for (int k = 0; k < 6; k++)
+      if (DemNmFrozen(sim, k)) r[6 * rr + k] = xx[6 * rr + k];
+  }
+  PetscCall(VecRestoreArrayRead(X, &xx));
+  PetscCall(VecRestoreArray(Rv, &r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the tangential spring's 12x12 block G^T kt (I - n n^T) G of contact c (0 when sliding) */
+static void DemNmSpringBlock(DemSim sim, PetscInt c, PetscReal B[144])
+{
+  const PetscReal *n = sim->cl.nrm + 3 * c, *ra = sim->cl.ra + 3 * c, *rb = sim->cl.rb + 3 * c;
+  const PetscReal  kt = sim->cf.slip[c] ? 0 : sim->cf.kt[c];
+  PetscReal        G[36], Xa[9], Xb[9], S[9], SG[36];
+
+  DemSkew(ra, Xa);
+  DemSkew(rb, Xb);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      S[3 * i + j]      = kt * ((i == j ? 1 : 0) - n[i] * n[j]);
+      G[12 * i + j]     = i == j ? 1 : 0;
+      G[12 * i + 3 + j] = -Xa[3 * i + j];
+      G[12 * i + 6 + j] = i == j ? -1 : 0;
+      G[12 * i + 9 + j] = Xb[3 * i + j];
+    }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 12; j++) SG[12 * i + j] = S[3 * i] * G[j] + S[3 * i + 1] * G[12 + j] + S[3 * i + 2] * G[24 + j];
+  for (int i = 0; i < 12; i++)
+    for (int j = 0; j < 12; j++) B[12 * i + j] = G[i] * SG[j] + G[12 + i] * SG[12 + j] + G[24 + i] * SG[24 + j];
+}
+
+/* maps a 6x6 sub-block K (rows of body k, columns of body l) of generalized stiffness and
+   damping to the unknowns: out = T_k (K P_l + C V_l) (see the file comment) */
+static void DemNmMapBlock(DemIntegrator_Newmark *nm, PetscInt k, PetscInt l, const PetscReal K[144], const PetscReal C[144], int bk, int bl, PetscReal out[36])
+{
+  const PetscReal *Xk = nm->Xi + 9 * k, *Xl = nm->Xi + 9 * l, *Ql = nm->Qd + 9 * l, *wl = nm->w + 3 * l;
+  PetscReal        Pl[9], Vl[9], W[9], WX[9], tmp[36];
+
+  /* rotation columns of body l: P = Xi, V = a4 Q - [w]x Xi */
+  for (int i = 0; i < 9; i++) Pl[i] = Xl[i];
+  DemSkew(wl, W);
+  DemNmMatMat(W, Xl, WX);
+  for (int i = 0; i < 9; i++) Vl[i] = nm->a4 * Ql[i] - WX[i];
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) {
+      const PetscReal *Kr = K + 12 * (6 * bk + i) + 6 * bl, *Cr = C + 12 * (6 * bk + i) + 6 * bl;
+      PetscReal        s  = 0;
+      if (j < 3) s = Kr[j] + nm->a4 * Cr[j];
+      else
+        for (int m = 0; m < 3; m++) s += Kr[3 + m] * Pl[3 * m + j - 3] + Cr[3 + m] * Vl[3 * m + j - 3];
+      tmp[6 * i + j] = s;
+    }
+  /* moment rows of body k times Xi^T */
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) {
+      if (i < 3) out[6 * i + j] = tmp[6 * i + j];
+      else out[6 * i + j] = Xk[i - 3] * tmp[6 * 3 + j] + Xk[3 + i - 3] * tmp[6 * 4 + j] + Xk[6 + i - 3] * tmp[6 * 5 + j];
+    }
+}
+
+static void DemNmFreezeBlock(DemSim sim, PetscReal B[36], PetscBool diag)
+{
+  if (sim->dim != 2) return;
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++)
+      if (DemNmFrozen(sim, i) || DemNmFrozen(sim, j)) B[6 * i + j] = (diag && i == j) ? 1 : 0;
+}
+
+static PetscErrorCode DemNmJacobian(SNES snes, Vec X, Mat A, Mat P, void *ctx)
+{
+  DemIntegrator_Newmark *nm  = (DemIntegrator_Newmark *)ctx;
+  DemSim                 sim = nm->sim;
+  DemBodyStore          *bs  = &sim->bodies;
+  PetscBool              same = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (nm->lastvalid) PetscCall(VecEqual(X, nm->Xlast, &same));
+  if (!same) { /* the contacts and per-body quantities at X */
+    DemForceOut fo;
+    PetscCall(DemNmTrialState(nm, X));
+    PetscCall(DemNmEval(nm, PETSC_FALSE, nm->f, nm->t, NULL, NULL, &fo));
+    PetscCall(VecCopy(X, nm->Xlast));
+    nm->lastvalid = PETSC_TRUE;
+  }
+  PetscCall(MatZeroEntries(P));
+  /* bodies: inertia and the pseudo-moments' dependence on alpha */
+  for (PetscInt i = 0; i < nm->nb; i++) {
+    const PetscInt   r = nm->row[i];
+    const PetscReal *Xi = nm->Xi + 9 * i, *Ji = nm->Ji + 9 * i, *b = nm->bb + 3 * i, *c = nm->cc + 3 * i, *al = nm->da + 3 * i;
+    PetscReal        blk[36], Jb[3], Jc[3], g[3], Bx[9], JbX[9], BJ[9], Dg[9], DM[9], mneg[3], inner[9], XI[9];
+    if (r < 0) continue;
+    PetscCall(PetscArrayzero(blk, 36));
+    for (int k = 0; k < 3; k++) blk[7 * k] = bs->m[i] * nm->a1;
+    DemNmMatVec(Ji, b, Jb);
+    DemNmMatVec(Ji, c, Jc);
+    DemNmCross(b, Jb, g);
+    for (int k = 0; k < 3; k++) g[k] += Jc[k];
+    DemNmDXi(al, g, Dg);
+    /* d(Xi^T M)/d alpha = d(Xi(-alpha) M)/d alpha: Xi^T(alpha) = Xi(-alpha) */
+    {
+      PetscReal nal[3] = {-al[0], -al[1], -al[2]};
+      DemNmDXi(nal, nm->t + 3 * i, DM);
+      for (int k = 0; k < 9; k++) DM[k] = -DM[k];
+    }
+    (void)mneg;
+    DemSkew(b, Bx);
+    DemSkew(Jb, JbX);
+    DemNmMatMat(Bx, Ji, BJ);
+    for (int k = 0; k < 9; k++) inner[k] = nm->a4 * (BJ[k] - JbX[k]) + nm->a1 * Ji[k];
+    DemNmMatMat(Xi, inner, XI);
+    for (int p = 0; p < 3; p++)
+      for (int s = 0; s < 3; s++) blk[6 * (3 + p) + 3 + s] = (Dg[3 * p + s] - DM[3 * p + s] + XI[3 * p + s]) * nm->rs[i];
+    DemNmFreezeBlock(sim, blk, PETSC_TRUE);
+    PetscCall(MatSetValuesBlocked(P, 1, &r, 1, &r, blk, ADD_VALUES));
+  }
+  /* contacts: K P + C V, moment rows times Xi^T; the spring through the velocity */
+  for (PetscInt c = 0; c < sim->cl.n; c++) {
+    const PetscInt a = sim->cl.a[c], b = sim->cl.b[c], body[2] = {a, b};
+    PetscReal      K[144], C[144], S[144];
+    PetscBool      anyk, anyc;
+    if (nm->row[a] < 0 && nm->row[b] < 0) continue;
+    PetscCall(DemForcesJacobianBlock_Private(sim, c, 1, 0, K, &anyk));
+    PetscCall(DemForcesJacobianBlock_Private(sim, c, 0, 1, C, &anyc));
+    if (!anyk && !anyc) continue;
+    if (!anyk) PetscCall(PetscArrayzero(K, 144));
+    if (!anyc) PetscCall(PetscArrayzero(C, 144));
+    DemNmSpringBlock(sim, c, S);
+    for (int k = 0; k < 144; k++) K[k] -= S[k], C[k] += nm->h * S[k];
+    for (int bk = 0; bk < 2; bk++)
+      for (int bl = 0; bl < 2; bl++) {
+        PetscInt  rk = nm->row[body[bk]], rl = nm->row[body[bl]];
+        PetscReal out[36];
+        if (rk < 0 || rl < 0) continue;
+        DemNmMapBlock(nm, body[bk], body[bl], K, C, bk, bl, out);
+        for (int p = 18; p < 36; p++) out[p] *= nm->rs[body[bk]]; /* moment rows, scaled */
+        DemNmFreezeBlock(sim, out, PETSC_FALSE);
+        PetscCall(MatSetValuesBlocked(P, 1, &rk, 1, &rl, out, ADD_VALUES));
+      }
+  }
+  PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
+  if (A != P) {
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemIntegratorSetUp_Newmark(DemIntegrator ig, DemSim sim)
+{
+  DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ig->data;
+  DemBodyStore          *bs = &sim->bodies;
+  const PetscInt         nb = bs->n + bs->nghost;
+  KSP                    ksp;
+  PC                     pc;
+
+  PetscFunctionBegin;
+  PetscCheck(sim->size == 1, sim->comm, PETSC_ERR_SUP, "integrator newmark runs on one MPI rank (serial SNES on the replicated store); got %d ranks", (int)sim->size);
+  nm->sim = sim;
+  nm->nb  = nb;
+  nm->dt0 = sim->dt;
+  if (!nm->dtmax_set) nm->dtmax = sim->dt;
+  if (!nm->dtmin_set) nm->dtmin = 1e-9 * sim->dt;
+  ig->dt_min = nm->dtmin;
+  PetscCall(DemNmReserve(nm, nb));
+  PetscCall(PetscMalloc4(nb + 1, &nm->row, 3 * nb + 1, &nm->acc, 3 * nb + 1, &nm->wacc, nb + 1, &nm->rs));
+  PetscCall(DemJacobianNumbering_Private(sim, nm->row, &nm->nrows));
+  for (PetscInt i = 0; i < nb; i++) nm->rs[i] = bs->radius[i] > 0 ? 1.0 / bs->radius[i] : 1.0;
+  nm->rmin = nm->mmin = PETSC_MAX_REAL;
+  for (PetscInt i = 0; i < nb; i++)
+    if (nm->row[i] >= 0) nm->rmin = PetscMin(nm->rmin, bs->radius[i]), nm->mmin = PetscMin(nm->mmin, bs->m[i]);
+  if (nm->rmin == PETSC_MAX_REAL) nm->rmin = nm->mmin = 1;
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 6 * nm->nrows, &nm->X));
+  PetscCall(VecSetBlockSize(nm->X, 6));
+  PetscCall(VecDuplicate(nm->X, &nm->R));
+  PetscCall(VecDuplicate(nm->X, &nm->Xlast));
+  PetscCall(SNESCreate(PETSC_COMM_SELF, &nm->snes));
+  PetscCall(SNESSetType(nm->snes, SNESNEWTONLS));
+  PetscCall(SNESSetFunction(nm->snes, nm->R, DemNmFunction, nm));
+  PetscCall(SNESSetTolerances(nm->snes, PETSC_DEFAULT, 1e-8, PETSC_DEFAULT, nm->max_it, PETSC_DEFAULT));
+  PetscCall(SNESGetKSP(nm->snes, &ksp));
+  PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCILU));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-300, PETSC_DEFAULT, 1000));
+  PetscCall(SNESSetFromOptions(nm->snes));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-snes_atol", &nm->atol_user));
+  nm->nlbuild = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* keys of the contacts in sim->cl: (gid a, gid b, feature) with gid a < gid b; sign +-1 */
+static inline void DemNmKey(DemSim sim, PetscInt c, int64_t k[3], PetscReal *sign)
+{
+  int64_t ga = sim->bodies.gid[sim->cl.a[c]], gb = sim->bodies.gid[sim->cl.b[c]];
+  *sign = 1;
+  if (ga > gb) {
+    int64_t s = ga;
+    ga = gb, gb = s, *sign = -1;
+  }
+  k[0] = ga, k[1] = gb, k[2] = sim->cl.feature[c];
+}
+
+static int DemNmCmpKey(const void *x, const void *y)
+{
+  const int64_t *a = (const int64_t *)x, *b = (const int64_t *)y;
+  for (int k = 0; k < 3; k++)
+    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+  return 0;
+}
+
+/* sorted keys (and optionally normals) of every contact in sim->cl */
+static PetscErrorCode DemNmCollect(DemIntegrator_Newmark *nm, PetscInt *n, PetscInt *cap, int64_t **keys, PetscReal **nrm)
+{
+  DemSim         sim = nm->sim;
+  const PetscInt m   = sim->cl.n;
+
+  PetscFunctionBegin;
+  if (m > *cap) {
+    *cap = PetscMax(m, 2 * *cap);
+    if (nrm) {
+      PetscCall(PetscFree2(*keys, *nrm));
+      PetscCall(PetscMalloc2(3 * *cap + 3, keys, 3 * *cap + 3, nrm));
+    } else {
+      PetscCall(PetscFree(*keys));
+      PetscCall(PetscMalloc1(4 * *cap + 4, keys));
+    }
+  }
+  if (nrm) {
+    /* sort an index (stored in the 4th slot of a scratch) by key: keys and normals together */
+    int64_t   *tmp;
+    PetscReal *tn;
+    if (m > nm->ctcap) {
+      PetscCall(PetscFree2(nm->ctmp, nm->ctn));
+      nm->ctcap = PetscMax(m, 2 * nm->ctcap);
+      PetscCall(PetscMalloc2(4 * nm->ctcap + 4, &nm->ctmp, 3 * nm->ctcap + 3, &nm->ctn));
+    }
+    tmp = nm->ctmp, tn = nm->ctn;
+    for (PetscInt c = 0; c < m; c++) {
+      PetscReal s;
+      DemNmKey(sim, c, tmp + 4 * c, &s);
+      tmp[4 * c + 3] = c;
+      for (int j = 0; j < 3; j++) tn[3 * c + j] = s * sim->cl.nrm[3 * c + j];
+    }
+    qsort(tmp, (size_t)m, 4 * sizeof(int64_t), DemNmCmpKey);
+    for (PetscInt c = 0; c < m; c++) {
+      const PetscInt o = (PetscInt)tmp[4 * c + 3];
+      for (int j = 0; j < 3; j++) (*keys)[3 * c + j] = tmp[4 * c + j], (*nrm)[3 * c + j] = tn[3 * o + j];
+    }
+  } else {
+    for (PetscInt c = 0; c < m; c++) {
+      PetscReal s;
+      DemNmKey(sim, c, *keys + 3 * c, &s);
+    }
+    qsort(*keys, (size_t)m, 3 * sizeof(int64_t), DemNmCmpKey);
+  }
+  *n = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscInt DemNmFind(const int64_t *keys, PetscInt n, const int64_t k[3])
+{
+  PetscInt lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    PetscInt mid = (lo + hi) / 2;
+    int      c   = DemNmCmpKey(keys + 3 * mid, k);
+    if (!c) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* a rejected step: the state stays, the run retries with h/2 */
+static PetscErrorCode DemNmReject(DemIntegrator ig, DemSim sim, const char why[], PetscInt its, PetscReal res, DemStepInfo *info)
+{
+  DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ig->data;
+
+  PetscFunctionBegin;
+  sim->time      = nm->tn;
+  sim->inc_x     = NULL;
+  sim->inc_alpha = NULL;
+  PetscCheck(nm->adapt, sim->comm, PETSC_ERR_NOT_CONVERGED, "integrator newmark: step %" PetscInt_FMT " at t = %g s (dt = %g s): %s; set adapt: true or reduce dt", sim->step + 1, (double)nm->tn, (double)nm->h, why);
+  if (!sim->out.quiet) PetscCall(PetscPrintf(sim->comm, "newmark: step %" PetscInt_FMT " t = %.10g s: dt cut %g -> %g s: %s\n", sim->step + 1, (double)nm->tn, (double)nm->h, (double)(0.5 * nm->h), why));
+  nm->nok          = 0;
+  info->accepted   = PETSC_FALSE;
+  info->converged  = PETSC_FALSE;
+  info->dt_next    = 0.5 * nm->h;
+  info->iterations = its;
+  info->residual   = res;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the accelerations at the store's state: F/m and J^-1 (M - w x J w) */
+static PetscErrorCode DemNmInitialAcceleration(DemIntegrator_Newmark *nm)
+{
+  DemSim        sim = nm->sim;
+  DemBodyStore *bs  = &sim->bodies;
+  DemForceOut   fo;
+  DemState      st  = {bs->x, bs->v, bs->w, bs->q};
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&fo, sizeof(fo)));
+  fo.f = nm->f;
+  fo.t = nm->t;
+  PetscCall(DemForcesCompute(sim, &st, PETSC_FALSE, PETSC_FALSE, &fo));
+  for (PetscInt i = 0; i < nm->nb; i++) {
+    PetscReal Jw[3], wJw[3], rhs[3], b[3];
+    for (int k = 0; k < 3; k++) nm->acc[3 * i + k] = nm->wacc[3 * i + k] = 0;
+    if (nm->row[i] < 0) continue;
+    for (int k = 0; k < 3; k++) nm->acc[3 * i + k] = nm->f[3 * i + k] * bs->inv_m[i];
+    DemQuatRotateInv(bs->q + 4 * i, bs->w + 3 * i, b);
+    for (int k = 0; k < 3; k++) b[k] *= bs->I[3 * i + k];
+    DemQuatRotate(bs->q + 4 * i, b, Jw);
+    DemNmCross(bs->w + 3 * i, Jw, wJw);
+    for (int k = 0; k < 3; k++) rhs[k] = nm->t[3 * i + k] - wJw[k];
+    DemQuatRotateInv(bs->q + 4 * i, rhs, b);
+    for (int k = 0; k < 3; k++) b[k] *= bs->inv_I[3 * i + k];
+    DemQuatRotate(bs->q + 4 * i, b, nm->wacc + 3 * i);
+    if (sim->dim == 2) nm->acc[3 * i + 2] = nm->wacc[3 * i] = nm->wacc[3 * i + 1] = 0;
+  }
+  /* the contacts at i for the penetration test */
+  PetscCall(DemNmCollect(nm, &nm->npen, &nm->pencap, &nm->pk, &nm->pn));
+  nm->accvalid = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, PetscReal h, DemStepInfo *info)
+{
+  DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ig->data;
+  DemBodyStore          *bs = &sim->bodies;
+  const PetscInt         nb = bs->n + bs->nghost;
+  const PetscReal        be = nm->beta, ga = nm->gamma;
+  DemForceOut            fo;
+  PetscReal              reach = 0, fnorm = 0, pn, pnew;
+  PetscInt               its_total = 0, pass;
+  SNESConvergedReason    reason;
+  PetscScalar           *xx;
+  char                   why[512];
+
+  PetscFunctionBegin;
+  PetscCheck(nb == nm->nb, sim->comm, PETSC_ERR_SUP, "integrator newmark: the number of bodies changed (%" PetscInt_FMT " -> %" PetscInt_FMT ")", nm->nb, nb);
+  PetscCheck(h > 0 && !PetscIsInfOrNanReal(h), sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "integrator newmark: step %" PetscInt_FMT " with dt = %g s", sim->step + 1, (double)h);
+  if (!(nm->dt0 > 0)) nm->dt0 = h;
+  nm->h  = h;
+  nm->tn = sim->time;
+  nm->a1 = 1 / (be * h * h);
+  nm->a2 = 1 / (be * h);
+  nm->a3 = (1 - 2 * be) / (2 * be);
+  nm->a4 = ga / (be * h);
+  nm->a5 = 1 - ga / be;
+  nm->a6 = (1 - ga / (2 * be)) * h;
+  PetscCall(DemSimReserveDissipative_Private(sim));
+  if (!nm->accvalid) PetscCall(DemNmInitialAcceleration(nm));
+  /* the neighbour list must hold for the expected displacement of the step (000 2.6.3) */
+  for (PetscInt i = 0; i < nb; i++) {
+    PetscReal v2 = 0, a2 = 0;
+    if (nm->row[i] < 0 && !(bs->flags[i] & DEM_PRESCRIBED)) continue;
+    for (int k = 0; k < 3; k++) v2 += PetscSqr(bs->v[3 * i + k]), a2 += PetscSqr(nm->acc[3 * i + k]);
+    reach = PetscMax(reach, h * PetscSqrtReal(v2) + 0.5 * h * h * PetscSqrtReal(a2));
+  }
+  PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_FALSE));
+  if (sim->nl.x0 && sim->skin > 0) {
+    PetscReal mx = 0;
+    for (PetscInt i = 0; i < nb; i++) {
+      PetscReal d2 = 0;
+      for (int k = 0; k < 3; k++) d2 += PetscSqr(bs->x[3 * i + k] - sim->nl.x0[3 * i + k]);
+      mx = PetscMax(mx, d2);
+    }
+    if (PetscSqrtReal(mx) + reach > 0.5 * sim->skin) PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_TRUE));
+  }
+  for (PetscInt i = 0; i < nb; i++)
+    if (nm->row[i] >= 0) DemNmWorldInertia(bs->q + 4 * i, bs->I + 3 * i, nm->Ji + 9 * i);
+  PetscCall(PetscArraycpy(nm->fdn, sim->fd, 3 * nb));
+  PetscCall(PetscArraycpy(nm->tdn, sim->td, 3 * nb));
+  /* predictor: acc(i+1) = acc(i) */
+  PetscCall(VecGetArray(nm->X, &xx));
+  for (PetscInt i = 0; i < nb; i++) {
+    const PetscInt r = nm->row[i];
+    if (r < 0) continue;
+    for (int k = 0; k < 3; k++) {
+      xx[6 * r + k]     = h * bs->v[3 * i + k] + 0.5 * h * h * nm->acc[3 * i + k];
+      xx[6 * r + 3 + k] = h * bs->w[3 * i + k] + 0.5 * h * h * nm->wacc[3 * i + k];
+    }
+    for (int k = 0; k < 6; k++)
+      if (DemNmFrozen(sim, k)) xx[6 * r + k] = 0;
+  }
+  PetscCall(VecRestoreArray(nm->X, &xx));
+  if (!nm->atol_user) {
+    PetscReal atol = 1e-12 * nm->rmin * nm->mmin / (be * h * h) * PetscSqrtReal((PetscReal)PetscMax(1, nm->nrows));
+    PetscCall(SNESSetTolerances(nm->snes, atol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+  }
+  for (pass = 0;; pass++) {
+    PetscInt its, nnew = 0;
+    PetscBool moved = PETSC_FALSE;
+    if (!nm->J || nm->nlbuild != sim->nl.nbuilds) {
+      PetscCall(MatDestroy(&nm->J));
+      PetscCall(DemJacobianCreate_Private(sim, MATBAIJ, nm->row, nm->nrows, &nm->J));
+      PetscCall(SNESSetJacobian(nm->snes, nm->J, nm->J, DemNmJacobian, nm));
+      nm->nlbuild = sim->nl.nbuilds;
+    }
+    nm->lastvalid = PETSC_FALSE;
+    PetscCall(SNESSolve(nm->snes, NULL, nm->X));
+    PetscCall(SNESGetConvergedReason(nm->snes, &reason));
+    PetscCall(SNESGetIterationNumber(nm->snes, &its));
+    PetscCall(SNESGetFunctionNorm(nm->snes, &fnorm));
+    its_total += its;
+    nm->newton_total += its;
+    if (reason <= 0 || PetscIsInfOrNanReal(fnorm)) {
+      PetscCall(PetscSNPrintf(why, sizeof(why), "SNES did not converge (%s, %" PetscInt_FMT " iterations, |R| %g)", SNESConvergedReasons[reason], its, (double)fnorm));
+      nm->cuts_snes++;
+      PetscCall(DemNmReject(ig, sim, why, its_total, fnorm, info));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    /* the contacts the solution saw (the last evaluation may have been elsewhere) */
+    PetscCall(DemNmTrialState(nm, nm->X));
+    PetscCall(DemNmEval(nm, PETSC_FALSE, nm->f, nm->t, NULL, NULL, &fo));
+    nm->lastvalid = PETSC_FALSE;
+    /* night owls: can the list still vouch for every contact at the new positions? */
+    if (sim->nl.x0 && sim->skin > 0) {
+      PetscReal mx = 0;
+      for (PetscInt i = 0; i < nb; i++) {
+        PetscReal d2 = 0;
+        for (int k = 0; k < 3; k++) d2 += PetscSqr(nm->x[3 * i + k] - sim->nl.x0[3 * i + k]);
+        mx = PetscMax(mx, d2);
+      }
+      moved = PetscSqrtReal(mx) > 0.5 * sim->skin ? PETSC_TRUE : PETSC_FALSE;
+    }
+    if (!moved) break;
+    PetscCall(DemNmCollect(nm, &nm->nseen, &nm->seencap, &nm->sk, NULL));
+    PetscCall(DemSimUpdateNeighbours(sim, nm->x, PETSC_TRUE));
+    PetscCall(DemNmEval(nm, PETSC_FALSE, nm->f, nm->t, NULL, NULL, &fo));
+    for (PetscInt c = 0; c < sim->cl.n; c++) {
+      int64_t   k[3];
+      PetscReal s;
+      DemNmKey(sim, c, k, &s);
+      if (DemNmFind(nm->sk, nm->nseen, k) < 0) nnew++;
+    }
+    if (!nnew) break;
+    nm->night_owls += nnew;
+    if (!sim->out.quiet) PetscCall(PetscPrintf(sim->comm, "newmark: step %" PetscInt_FMT " t = %.10g s: %" PetscInt_FMT " night-owl contact(s), solving the step again\n", sim->step + 1, (double)nm->tn, nnew));
+    PetscCheck(pass < 20, sim->comm, PETSC_ERR_NOT_CONVERGED, "integrator newmark: step %" PetscInt_FMT ": night-owl contacts keep appearing after 20 solves", sim->step + 1);
+  }
+  /* penetration test, 000 section 2.4.7: n(i) . n(i+1) >= 0 for every contact present at both */
+  for (PetscInt c = 0; c < sim->cl.n; c++) {
+    int64_t   k[3];
+    PetscReal s, d;
+    PetscInt  o;
+    DemNmKey(sim, c, k, &s);
+    o = DemNmFind(nm->pk, nm->npen, k);
+    if (o < 0) continue;
+    d = s * (sim->cl.nrm[3 * c] * nm->pn[3 * o] + sim->cl.nrm[3 * c + 1] * nm->pn[3 * o + 1] + sim->cl.nrm[3 * c + 2] * nm->pn[3 * o + 2]);
+    if (d < 0) {
+      PetscCall(PetscSNPrintf(why, sizeof(why), "penetration: the normal of the contact of bodies %" PetscInt_FMT " and %" PetscInt_FMT " turned over (n(i) . n(i+1) = %.3g, 000 section 2.4.7)", (PetscInt)k[0], (PetscInt)k[1], (double)d));
+      nm->cuts_pen++;
+      PetscCall(DemNmReject(ig, sim, why, its_total, fnorm, info));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  /* accept: accelerations of eq. (21)-(22), the new state, forces with history commit */
+  for (PetscInt i = 0; i < nb; i++) {
+    if (nm->row[i] < 0) continue;
+    for (int k = 0; k < 3; k++) nm->acc[3 * i + k] = nm->a1 * nm->dx[3 * i + k] - nm->a2 * bs->v[3 * i + k] - nm->a3 * nm->acc[3 * i + k];
+    DemNmMatVec(nm->Qd + 9 * i, nm->cc + 3 * i, nm->wacc + 3 * i);
+    if (sim->dim == 2) nm->acc[3 * i + 2] = nm->wacc[3 * i] = nm->wacc[3 * i + 1] = 0;
+  }
+  for (PetscInt k = 0; k < 3 * nb; k++) nm->fdn[k] = sim->fd[k], nm->tdn[k] = sim->td[k];
+  {
+    PetscReal *vold = nm->fd, *wold = nm->td; /* velocities at i, for the mean velocities */
+    PetscCall(PetscArraycpy(vold, bs->v, 3 * nb));
+    PetscCall(PetscArraycpy(wold, bs->w, 3 * nb));
+    PetscCall(PetscArraycpy(bs->x, nm->x, 3 * nb));
+    PetscCall(PetscArraycpy(bs->v, nm->v, 3 * nb));
+    PetscCall(PetscArraycpy(bs->w, nm->w, 3 * nb));
+    PetscCall(PetscArraycpy(bs->q, nm->q, 4 * nb));
+    sim->time = nm->tn + h;
+    PetscCall(DemSimApplyWalls_Private(sim));
+    PetscCall(DemNmEval(nm, PETSC_TRUE, bs->f, bs->t, sim->fd, sim->td, &fo));
+    pn = pnew = 0;
+    for (PetscInt i = 0; i < bs->n; i++)
+      for (int k = 0; k < 3; k++) {
+        const PetscInt  j  = 3 * i + k;
+        const PetscReal vm = 0.5 * (vold[j] + bs->v[j]), wm = 0.5 * (wold[j] + bs->w[j]);
+        pn += nm->fdn[j] * vm + nm->tdn[j] * wm;
+        pnew += sim->fd[j] * vm + sim->td[j] * wm;
+      }
+  }
+  sim->time             = nm->tn + h;
+  sim->dissipated      += -0.5 * h * (pn + pnew) + fo.eslip;
+  sim->dissip_rate_prev = fo.dissip_rate;
+  sim->pe_contact       = fo.pe_contact;
+  sim->ncontacts        = fo.ncontacts;
+  PetscCall(DemNmCollect(nm, &nm->npen, &nm->pencap, &nm->pk, &nm->pn));
+  info->accepted   = PETSC_TRUE;
+  info->converged  = PETSC_TRUE;
+  info->iterations = its_total;
+  info->residual   = fnorm;
+  info->dt_next    = 0;
+  if (nm->adapt) {
+    nm->nok = its_total <= nm->easy_its ? nm->nok + 1 : 0;
+    if (nm->nok >= nm->grow_after && h < nm->dtmax) {
+      info->dt_next = PetscMin(nm->grow * h, nm->dtmax);
+      nm->nok       = 0;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemIntegratorDestroy_Newmark(DemIntegrator ig)
+{
+  DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ig->data;
+
+  PetscFunctionBegin;
+  PetscCall(SNESDestroy(&nm->snes));
+  PetscCall(MatDestroy(&nm->J));
+  PetscCall(VecDestroy(&nm->X));
+  PetscCall(VecDestroy(&nm->R));
+  PetscCall(VecDestroy(&nm->Xlast));
+  PetscCall(PetscFree4(nm->row, nm->acc, nm->wacc, nm->rs));
+  PetscCall(PetscFree6(nm->x, nm->v, nm->w, nm->q, nm->dx, nm->da));
+  PetscCall(PetscFree6(nm->f, nm->t, nm->fd, nm->td, nm->fdn, nm->tdn));
+  PetscCall(PetscFree5(nm->Xi, nm->Qd, nm->bb, nm->cc, nm->Ji));
+  PetscCall(PetscFree2(nm->pk, nm->pn));
+  PetscCall(PetscFree(nm->sk));
+  PetscCall(PetscFree2(nm->ctmp, nm->ctn));
+  PetscCall(PetscFree(ig->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemIntegratorCreate_Newmark - constructor of the "newmark" integrator (000): beta 0.3,
+  gamma 0.5, adapt true, dt_max the configured dt, dt_min 1e-9 of it, grow 1.5 after 3 steps
+  of at most 3 Newton iterations, max_iterations 25.
+*/
+PetscErrorCode DemIntegratorCreate_Newmark(DemIntegrator ig)
+{
+  DemIntegrator_Newmark *nm;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&nm));
+  nm->beta               = 0.3;
+  nm->gamma              = 0.5;
+  nm->adapt              = PETSC_TRUE;
+  nm->grow               = 1.5;
+  nm->grow_after         = 3;
+  nm->easy_its           = 3;
+  nm->max_it             = 25;
+  ig->data               = nm;
+  ig->ops->setfromconfig = DemIntegratorSetFromConfig_Newmark;
+  ig->ops->setup         = DemIntegratorSetUp_Newmark;
+  ig->ops->step          = DemIntegratorStep_Newmark;
+  ig->ops->destroy       = DemIntegratorDestroy_Newmark;
+  ig->ops->checkpoint    = DemIntegratorCheckpoint_Newmark;
+  ig->ops->thermo        = DemIntegratorThermo_Newmark;
+  ig->thermo_names       = DemNewmarkThermoNames;
+  ig->stability          = DEM_INTEGRATOR_IMPLICIT;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+DEM_STYLE(integrator, "newmark", DemIntegratorCreate_Newmark)

@@ -1,0 +1,80 @@
+"""newmark's consistent Jacobian and Newton's convergence (src/integrators/newmark.c).
+
+1. -snes_test_jacobian (PETSc's finite-difference Jacobian of newmark's residual, 000 eq.
+   (61)-(63)) on val_newmark_jacobian.yaml: ||J - Jfd||_F / ||J||_F at every solve of 2 steps.
+   Frictionless contacts (with and without the normal dashpot): the Jacobian is exact up to
+   the approximations jacobian.c lists (the dashpot's cn(overlap) and the normal's turn in vn),
+   so the difference must stay at the finite-difference noise level, < 1e-6 (PETSc's guide:
+   O(1e-8) means correct; a wrong term of the gyroscopic or pseudo-moment blocks gives
+   > 1e-4 here, since the bodies have radius 1 m and their rotational entries are as large as
+   the translational ones). With friction (sticking springs, mu 0.5) the turn of the stored
+   spring into the new tangent plane is not linearized (jacobian.c): < 1e-4 for sticking
+   contacts (mu 5; with mu 0.5 the fast-spinning spheres slide, and a sliding contact has no
+   tangential block in jacobian.c: 1e-2 measured).
+2. Quadratic convergence: the Hertzian head-on impact of val_impact_hertz.yaml under newmark
+   at dt = 6e-5 s (about tc/3) with -snes_rtol 1e-14 -snes_monitor: in every solve of at
+   least three residuals r0, r1, r2 with r2 above round-off (1e-12 of the largest r0) the
+   residual ratio shrinks
+   quadratically, r2/r1 <= 1e-2 r1/r0 (a linearly converging iteration keeps the ratio),
+   and the mean number of Newton iterations per step is <= 5 (issue 5).
+"""
+import math
+import os
+import re
+import subprocess
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "tools"))
+sys.dont_write_bytecode = True
+import demcheck as dc
+
+tmp = sys.argv[1]
+yaml = os.path.join(here, "val_newmark_jacobian.yaml")
+
+
+def run(out, sets, opts):
+    cmd = [dc.MMDEM, "run", yaml if "hertz" not in out else os.path.join(here, "val_impact_hertz.yaml"), "--out", os.path.join(tmp, out)]
+    for k, v in sets:
+        cmd += ["--set", "%s=%s" % (k, v)]
+    cmd += opts
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
+    return p.returncode, p.stdout
+
+
+law = "contact.0.params."
+for name, gn, gt, mu, tol in (("frictionless, undamped", 0, 0, 0, 1e-6),
+                              ("frictionless, normal dashpot", 50, 0, 0, 1e-6),
+                              ("sticking friction (mu 5) with dashpots", 50, 25, 5, 1e-4)):
+    rc, out = run("jac", [(law + "gamma_n", gn), (law + "gamma_t", gt), (law + "mu", mu)], ["-snes_test_jacobian"])
+    vals = [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+)", out)]
+    if rc != 0 or not vals:
+        dc.not_ok("newmark -snes_test_jacobian, %s" % name, "exit %d, %d values: %s" % (rc, len(vals), out[-300:]))
+        continue
+    dc.check("newmark -snes_test_jacobian, %s: max ||J - Jfd||/||J|| over %d solves" % (name, len(vals)), max(vals), tol)
+
+rc, out = run("hertz", [("integrator.type", "newmark"), ("integrator.dt", "6e-5"), ("run.end_time", "3e-4")],
+              ["-snes_monitor", "-snes_rtol", "1e-14"])
+if rc != 0:
+    dc.not_ok("newmark Newton on the Hertz impact", "exit %d: %s" % (rc, out[-300:]))
+else:
+    solves, cur = [], None
+    for line in out.splitlines():
+        m = re.match(r"\s*(\d+) SNES Function norm ([0-9.eE+-]+)", line)
+        if not m:
+            continue
+        if int(m.group(1)) == 0:
+            cur = []
+            solves.append(cur)
+        cur.append(float(m.group(2)))
+    tested, worst = 0, 0.0
+    floor = 1e-12 * max(r[0] for r in solves)
+    for r in solves:
+        if len(r) >= 3 and r[1] > 0 and r[0] > 0 and r[2] > floor:
+            tested += 1
+            worst = max(worst, (r[2] / r[1]) / (r[1] / r[0]))
+    its = [len(r) - 1 for r in solves]
+    dc.check("newmark Newton, Hertz impact at dt ~ tc/3: quadratic, (r2/r1) / (r1/r0) over %d solves" % tested,
+             worst if tested else float("nan"), 1e-2)
+    dc.check("newmark Newton: mean iterations per step <= 5 (%d solves)" % len(its), sum(its) / max(1, len(its)), 5.0)
+dc.finish()
