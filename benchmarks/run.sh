@@ -2,6 +2,8 @@
 # benchmarks/run.sh - what `make bench` runs (after `make all`): the performance harness.
 #   benchmarks/settle/   N spheres fall onto a frictional floor, lattice and packed bed,
 #                        mmdem against LAMMPS (see benchmarks/settle/README.md)
+#   benchmarks/stream/   memory bandwidth (STREAM-like) and the roofline estimate of the
+#                        settle cases (bytes per particle-step x rate vs bandwidth)
 # The peers are installed here, not by `make deps` (BUILD-NOTES.md): when `lmp` or
 # /usr/bin/time is missing and we are root with apt-get, `apt-get install lammps time`;
 # otherwise the LAMMPS side (or the memory column) is skipped.
@@ -28,4 +30,13 @@ fi
 
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-exec "$PY" benchmarks/settle/bench.py "$@"
+# memory bandwidth (benchmarks/stream/stream.c) for the roofline estimate after the settle cases
+stream_out=$(mktemp); stream_bin=$(mktemp)
+if cc -O2 -o "$stream_bin" benchmarks/stream/stream.c 2> /dev/null && "$stream_bin" 256 3 > "$stream_out"; then
+  echo "memory bandwidth (benchmarks/stream/stream.c, one thread):"; sed 's/^/  /' "$stream_out"
+fi
+"$PY" benchmarks/settle/bench.py "$@"
+rc=$?
+[ -s "$stream_out" ] && [ -f benchmarks/settle/cache/results.json ] && "$PY" benchmarks/stream/roofline.py benchmarks/settle/cache/results.json "$stream_out"
+rm -f "$stream_out" "$stream_bin"
+exit $rc

@@ -27,8 +27,12 @@ run_one() { # name, command...
   local name=$1; shift
   if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
   local t0=$(date +%s%N)
-  timeout "${TEST_TIMEOUT:-600}" "$@" > "$tmp/out" 2>&1; local rc=$?
-  [ "$rc" -eq 124 ] && echo "not ok - $name: timed out after ${TEST_TIMEOUT:-600} s" >> "$tmp/out"
+  # a case script may allow itself more time with a line "# test-timeout: SECONDS" (a build inside)
+  local lim=${TEST_TIMEOUT:-600} own
+  own=$(sed -n 's/^# test-timeout: *\([0-9]*\).*/\1/p' "${@: -1}" 2>/dev/null | head -n 1)
+  [ -n "$own" ] && [ "$own" -gt "$lim" ] && lim=$own
+  timeout "$lim" "$@" > "$tmp/out" 2>&1; local rc=$?
+  [ "$rc" -eq 124 ] && echo "not ok - $name: timed out after $lim s" >> "$tmp/out"
   local p f; p=$(grep -c '^ok - ' "$tmp/out"); f=$(grep -c '^not ok - ' "$tmp/out")
   local dt=$(( ($(date +%s%N) - t0) / 100000000 )); dt="$((dt / 10)).$((dt % 10))"
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $name: exit status $rc" >> "$tmp/out"; fi

@@ -4,7 +4,7 @@
 speed"), for blockiness n1 = n2 = 2 and 10; prints microseconds per contact pair per step in
 the dynamic and the static regime.
 
-usage: benchmarks/superquadric_settle/bench.py [--quick] [--n 2,10] [--mmdem PATH] [--dir DIR]
+usage: benchmarks/superquadric_settle/bench.py [--quick] [--n 2,10] [--mmdem PATH] [--dir DIR] [--reuse]
 
 Set-up (002's Table 2 is not in the text we have; these are our choices): half-axes
 [4, 3, 2] mm, density 2500 kg/m^3, Hertz-Mindlin with E = 1 GPa, nu = 0.3, restitution 0.5,
@@ -145,6 +145,8 @@ def main():
     ap.add_argument("--n", default="", help="blockiness values, comma-separated (default 2,10)")
     ap.add_argument("--mmdem", default=os.path.join(ROOT, "build", "mmdem"))
     ap.add_argument("--dir", default=os.path.join(HERE, "cache"))
+    ap.add_argument("--reuse", action="store_true",
+                    help="take the settled beds bed_nN.csv from DIR (an earlier run) instead of settling again")
     a = ap.parse_args()
     ns = [int(x) for x in (a.n or ("10" if a.quick else "2,10")).split(",") if x]
     d0, d1, settle, s0, s1 = (10000, 15000, 30000, 500, 2500) if a.quick else (10000, 30000, 60000, 1000, 6000)
@@ -161,9 +163,12 @@ def main():
         c_dyn = mean_contacts(rows_b, d0, d1)
         us_dyn = 1e6 * (cpu_b - cpu_a) / (d1 - d0) / c_dyn
         ke = lambda r: float(r["ke_trans"]) + float(r["ke_rot"])
-        cpu_s, rows_s, text_s = run(a.mmdem, a.dir, "n%d_settle" % n, n, lat, settle, 1000)
         bed = os.path.join(a.dir, "bed_n%d.csv" % n)
-        bed_csv(os.path.join(a.dir, "n%d_settle" % n), bed)
+        if a.reuse and os.path.exists(bed) and os.path.exists(os.path.join(a.dir, "n%d_settle" % n, "thermo.csv")):
+            rows_s = list(csv.DictReader(open(os.path.join(a.dir, "n%d_settle" % n, "thermo.csv"))))
+        else:
+            cpu_s, rows_s, text_s = run(a.mmdem, a.dir, "n%d_settle" % n, n, lat, settle, 1000)
+            bed_csv(os.path.join(a.dir, "n%d_settle" % n), bed)
         cpu_c, rows_c, _ = run(a.mmdem, a.dir, "n%d_s%d" % (n, s0), n, bed, s0, 100)
         cpu_d, rows_d, text_d = run(a.mmdem, a.dir, "n%d_s%d" % (n, s1), n, bed, s1, 100)
         c_sta = mean_contacts(rows_d, s0, s1)

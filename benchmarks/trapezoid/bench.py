@@ -31,6 +31,7 @@ there). tc: the shortest collision time mmdem reports (`mmdem check`).
    largest f at which at most 1 % of the steps were rejected.
 
 Usage: bench.py [--mmdem PATH] [--n NX,NY,NZ] [--time T] [--law hooke|hertz] [--out DIR] [--no-scan]
+                [--gamma-n G] [--mu MU] (hooke only: dashpot and friction of the variant runs)
 Defaults: build/mmdem, 6,6,6 (216 spheres), T = 0.06 s, --repeat 3. Prints a table; writes
 DIR/results.json (default out/bench_trapezoid/, ignored by git).
 """
@@ -141,9 +142,13 @@ def main():
     ap.add_argument("--no-scan", action="store_true")
     ap.add_argument("--law", default="hooke", choices=sorted(LAWS))
     ap.add_argument("--repeat", type=int, default=3, help="cost runs per integrator; the fastest counts")
+    ap.add_argument("--gamma-n", type=float, default=GN, help="hooke: normal dashpot gamma_n in 1/s (0: none; the dashpot force jumps at zero overlap)")
+    ap.add_argument("--mu", type=float, default=MU, help="hooke: friction coefficient")
     a = ap.parse_args()
     global LAW
     LAW = a.law
+    if a.gamma_n != GN or a.mu != MU:
+        LAWS["hooke"] = "{pair: default, law: hooke, params: {kn: %r, kt: %r, gamma_n: %r, gamma_t: %r, mu: %r}}" % (KN, KT, a.gamma_n, a.gamma_n / 2, a.mu)
     n = tuple(int(x) for x in a.n.split(","))
     os.makedirs(a.out, exist_ok=True)
     nb = n[0] * n[1] * n[2]

@@ -25,11 +25,14 @@ typedef struct {
 
 /*
   The sphere/sphere pairs [0, npair) of a group, in two passes: a tight filter that collects
-  the touching pairs into touch[] (branch-free) and clears the history of the others, then the
-  contacts themselves. Most candidate pairs of a packed bed do not touch, and the filter keeps
-  their cost to a distance test.
+  the touching pairs into touch[] (branch-free), then the contacts themselves. Most candidate
+  pairs of a packed bed do not touch, and the filter keeps their cost to a distance test.
+  History of the pairs that do not touch must be zero after a committed evaluation: the filter
+  clears it for every such pair (reset) unless the touching pairs of the last committed
+  evaluation of the same list are known; then only those of them that came apart are cleared
+  (DemHookeFusedForget), and the filter does not touch the history at all.
 */
-static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, const int commit, const int periodic)
+static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, const int reset, const int periodic)
 {
   PetscInt nt = 0;
 
@@ -45,13 +48,26 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscI
     in        = d0 * d0 + d1 * d1 + d2 * d2 < rs * rs;
     touch[nt] = k;
     nt += in;
-    if (commit) { /* not touching: the pair forgets its history (x 0; x 1 keeps it exactly) */
+    if (reset) { /* not touching: the pair forgets its history (x 0; x 1 keeps it exactly) */
       PetscReal *restrict h = hist + DEM_FRICTION_HISTSIZE * k;
       const PetscReal keep = in ? 1.0 : 0.0;
       h[0] *= keep, h[1] *= keep, h[2] *= keep, h[3] *= keep;
     }
   }
   return nt;
+}
+
+/* clears the history of the pairs in prev[] (ascending) that are not in touch[] (ascending) */
+static void DemHookeFusedForget(PetscInt nprev, const PetscInt *prev, PetscInt nt, const PetscInt *touch, PetscReal *hist)
+{
+  PetscInt j = 0;
+
+  for (PetscInt i = 0; i < nprev; i++) {
+    const PetscInt k = prev[i];
+    while (j < nt && touch[j] < k) j++;
+    if (j < nt && touch[j] == k) continue;
+    DemFrictionReset_Private(hist + DEM_FRICTION_HISTSIZE * k);
+  }
 }
 
 static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int commit, const int periodic, const int withfd, DemFusedSums *sum)
@@ -221,21 +237,42 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
         tbl[s][1] = ((s / 3) % 3 - 1) * (sim->hi[1] - sim->lo[1]);
         tbl[s][2] = (s % 3 - 1) * (sim->hi[2] - sim->lo[2]);
       }
-    PetscInt         nt;
-    if (pb->n > hk->touchcap) {
-      DemContactLaw_Hooke *hw = (DemContactLaw_Hooke *)law->data;
+    DemContactLaw_Hooke *hw = (DemContactLaw_Hooke *)law->data;
+    PetscInt             nt;
+    PetscBool            known;
+    if (pb->n > hw->touchcap) {
       PetscCall(PetscFree(hw->touch));
+      PetscCall(PetscFree(hw->prev));
       hw->touchcap = PetscMax(pb->n, 2 * hw->touchcap);
+      hw->nprev    = 0;
+      hw->prev_valid = PETSC_FALSE;
       PetscCall(PetscMalloc1(hw->touchcap, &hw->touch));
+      PetscCall(PetscMalloc1(hw->touchcap, &hw->prev));
     }
-    if (commit && S) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hk->touch, 1, 1);
-    else if (commit) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hk->touch, 1, 0);
-    else nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hk->touch, 0, S ? 1 : 0);
-#define DEM_HOOKE_SS(C, P, W) DemHookeFusedSS(hk, nt, hk->touch, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, out->f, out->t, out->fd, out->td, dt, C, P, W, &sum)
+    /* the touching pairs of the last committed evaluation, if it was the last step's on this
+       same list (no rebuild, no generic-pipeline step, no restart in between) */
+    known = (commit && hw->prev_valid && hw->prev_step == sim->step - 1 && hw->prev_builds == sim->nl.nbuilds && hw->prev_npair == pb->n && hw->prev_pair0 == pb->pair[0] && hw->prev_hist == sim->nl.history) ? PETSC_TRUE : PETSC_FALSE;
+    if (known && S) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, 0, 1);
+    else if (known) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, 0, 0);
+    else nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, commit ? 1 : 0, S ? 1 : 0);
+    if (known) DemHookeFusedForget(hw->nprev, hw->prev, nt, hw->touch, hist);
+#define DEM_HOOKE_SS(C, P, W) DemHookeFusedSS(hk, nt, hw->touch, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, out->f, out->t, out->fd, out->td, dt, C, P, W, &sum)
     /* explicit steps commit and want fd: those two variants are specialised, the rest not */
     if (commit && withfd && S) DEM_HOOKE_SS(1, 1, 1);
     else if (commit && withfd) DEM_HOOKE_SS(1, 0, 1);
     else DEM_HOOKE_SS(commit ? 1 : 0, S ? 1 : 0, withfd);
+    if (commit) { /* this evaluation's touching pairs for the next one */
+      PetscInt *tmp = hw->prev;
+      hw->prev        = hw->touch;
+      hw->touch       = tmp;
+      hw->nprev       = nt;
+      hw->prev_valid  = PETSC_TRUE;
+      hw->prev_step   = sim->step;
+      hw->prev_builds = sim->nl.nbuilds;
+      hw->prev_npair  = pb->n;
+      hw->prev_pair0  = pb->pair[0];
+      hw->prev_hist   = sim->nl.history;
+    }
 #undef DEM_HOOKE_SS
   } else PetscCall(DemHookeFusedSP(hk, sim, pb, hist, dt, commit, out, &sum));
   out->pe_contact += sum.pe;

@@ -201,7 +201,7 @@ PetscErrorCode DemBondsSetUp_Private(DemSim sim)
     }
     cl->n = 0;
     /* key order for lookups; a pair seen through two periodic images is bonded once */
-    qsort(rec, (size_t)n, sizeof(DemBondRec), DemCmpBond);
+    if (n > 1) qsort(rec, (size_t)n, sizeof(DemBondRec), DemCmpBond);
     PetscCall(PetscMalloc4(n + 1, &bl->a, n + 1, &bl->b, n + 1, &bl->key, n + 1, &bl->best));
     PetscCall(PetscMalloc4(n + 1, &bl->ia, n + 1, &bl->ib, 3 * n + 3, &bl->shift, n + 1, &bl->mark));
     PetscCall(PetscCalloc1(nb + 1, &bl->hasbond));

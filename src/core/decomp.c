@@ -32,8 +32,10 @@
   Summation order thus differs from a serial run: results agree with serial to round-off, not
   bitwise (tests/cases/mpi_*.sh). On one rank none of this runs (sim->decomp is NULL).
 
-  Supported on more than one rank: integrators that declare ig->mpi (verlet); not yet: loads,
-  bonds, fields, output.track (refused with a message). Restart from a checkpoint: on one rank
+  Supported on more than one rank: integrators that declare ig->mpi (verlet), spheres and plane
+  walls; not yet (refused with a message): the other integrators, the other shapes (their
+  per-pair state outside the list's history: superquadric warm starts, feature slots), loads,
+  bonds, fields, output.track. Restart from a checkpoint: on one rank
   (a checkpoint written on several ranks holds the gathered, serial-layout state).
 
   Keys (top level `mpi:`): grid [px, py, pz] (product = number of ranks; default chosen as
@@ -393,7 +395,7 @@ static PetscErrorCode DemDecompMigrate(DemSim sim, PetscBool replicated)
   }
   PetscCallMPI(MPI_Alltoallv(out, d->tcnt, d->toff, MPIU_REAL, in, d->ucnt, d->uoff, MPIU_REAL, comm));
   /* history entries follow their lower-id body */
-  qsort(left, (size_t)nleave, sizeof(DemGidIdx), DemGidIdxCmp);
+  if (nleave > 1) qsort(left, (size_t)nleave, sizeof(DemGidIdx), DemGidIdxCmp);
   PetscCall(PetscArrayzero(d->tcnt, size));
   {
     PetscMPIInt *hd;
@@ -447,7 +449,7 @@ static PetscErrorCode DemDecompMigrate(DemSim sim, PetscBool replicated)
     PetscCall(PetscMalloc1(tot + 1, &ord));
     for (PetscInt k = 0; k < nkeep; k++) ord[k].gid = DemDecompRecGid(keep + rec * k), ord[k].k = k;
     for (PetscInt k = 0; k < nin; k++) ord[nkeep + k].gid = DemDecompRecGid(in + rec * k), ord[nkeep + k].k = nkeep + k;
-    qsort(ord, (size_t)tot, sizeof(DemGidIdx), DemGidIdxCmp);
+    if (tot > 1) qsort(ord, (size_t)tot, sizeof(DemGidIdx), DemGidIdxCmp);
     bs->n = 0, bs->nghost = 0;
     PetscCall(DemDecompReserve(sim, tot, 0));
     for (PetscInt k = 0; k < tot; k++) {
@@ -871,6 +873,11 @@ PetscErrorCode DemDecompDistribute_Private(DemSim sim)
   else if (sim->fields) what = "fields";
   else if (sim->out.ntrack) what = "output.track";
   PetscCheck(!what, sim->comm, PETSC_ERR_SUP, "%s: not supported on more than one MPI rank yet (this run has %d); run on one rank", what, (int)sim->size);
+  /* spheres and planes only: the other kinds keep per-pair state outside the neighbour list's
+     history (superquadric warm starts, feature slots of meshes and polyhedra) that does not
+     migrate yet */
+  for (PetscInt k = 0; k < sim->nshape; k++)
+    PetscCheck(sim->shapes[k]->kind == DEM_KIND_SPHERE || sim->shapes[k]->kind == DEM_KIND_PLANE, sim->comm, PETSC_ERR_SUP, "shape '%s' (%s): only spheres and plane walls run on more than one MPI rank yet (this run has %d); run on one rank", sim->shapes[k]->name, sim->shapes[k]->type_name ? sim->shapes[k]->type_name : "?", (int)sim->size);
   PetscCheck(!sim->restart[0], sim->comm, PETSC_ERR_SUP, "--restart runs on one MPI rank (this run has %d): checkpoints hold the gathered state of any rank count", (int)sim->size);
   for (PetscInt i = 0; i < bs->n; i++)
     if (!(bs->flags[i] & DEM_WALL)) rmax = PetscMax(rmax, bs->radius[i]);
@@ -949,7 +956,7 @@ static PetscErrorCode DemDecompGather(DemSim sim, DemBodyStore *all, PetscReal *
     DemGidIdx *ord;
     PetscCall(PetscMalloc1(tot + 1, &ord));
     for (PetscInt k = 0; k < tot; k++) ord[k].gid = DemDecompRecGid(rb + R * k), ord[k].k = k;
-    qsort(ord, (size_t)tot, sizeof(DemGidIdx), DemGidIdxCmp);
+    if (tot > 1) qsort(ord, (size_t)tot, sizeof(DemGidIdx), DemGidIdxCmp);
     PetscCall(DemBodyStoreReserve(all, tot + 1));
     /* unpack through the simulation's store: point it at `all` for a moment */
     save = *bs;

@@ -149,6 +149,7 @@ typedef struct {
   PetscInt   nfeat, featcap, fhashcap, fbuild; /* fbuild: nbuilds + 1 of the build they belong to */
   PetscInt  *fpair, *fhash;
   int64_t   *fkey;
+  void      *fmap;   /* DemHistoryMap of the feature slots' values kept across the last build */
 } DemNeighbourList;
 
 /* history hash: (gid_a, gid_b, feature) -> history values; survives rebuilds */
@@ -168,7 +169,8 @@ PETSC_EXTERN PetscReal *DemHistoryMapGet(DemHistoryMap *, int64_t a, int64_t b, 
 PETSC_EXTERN PetscErrorCode DemNeighbourBuild_Private(DemSim, const PetscReal *x);
 PETSC_EXTERN PetscErrorCode DemNeighbourFree_Private(DemNeighbourList *);
 /* feature slots (featslot.c): the history slot of (pair, feature != 0), made on first use after
-   a build; at a rebuild the nonzero ones go into sim->hmap; forces.c zeroes untouched ones */
+   a build (create) or looked up; at a rebuild the nonzero ones go into nl->fmap, which keeps them
+   for the slots of the next build; forces.c zeroes untouched ones */
 PETSC_EXTERN PetscErrorCode DemNeighbourFeatureSlot_Private(DemSim, PetscInt pair, int64_t feature, PetscBool create, PetscInt *slot, PetscBool *fresh);
 PETSC_EXTERN PetscErrorCode DemNeighbourFeatureSave_Private(DemSim);
 PETSC_EXTERN PetscInt       DemNeighbourFeatureCount_Private(DemSim);

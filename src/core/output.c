@@ -212,6 +212,7 @@ static PetscErrorCode DemWriteVTK(DemSim sim)
       PetscInt i = sim->walls[w].body;
       DemShape s = sim->shapes[bs->shape[i]];
       if (bs->flags[i] & DEM_REMOVED) continue;
+      if (sim->rank > 0 && DemDecompActive_Private(sim)) continue; /* MPI: walls are on every rank; rank 0's piece draws them */
       if (s->ops->tessellate) PetscCall((*s->ops->tessellate)(s, &srf[w]));
       npt += srf[w].npoints;
       ntri += srf[w].ntri;
@@ -289,6 +290,29 @@ static PetscErrorCode DemWriteVTK(DemSim sim)
       PetscCall(PetscSNPrintf(path, sizeof(path), "%s/vtk/contacts_%06" PetscInt_FMT ".vtp", sim->out.dir, k));
       DemVtkCall(sim->comm, DemVtkWriteLines(fcomm, path, (long)(2 * nc), xyz, (long)nc, conn, 8, arr, DEM_VTK_ERR));
     }
+    { /* the contact points themselves with the force on a (the arrows of 000's figures;
+         several per pair for polyhedra) */
+      double *pxyz;
+      PetscCall(PetscMalloc1(3 * nc + 1, &pxyz));
+      for (PetscInt c = 0, jj = 0; c < cl->n; c++) {
+        if (!(cl->gap[c] < 0) && cf->fn[c] == 0 && !DemContactIsBond_Private(sim, c)) continue;
+        for (int d = 0; d < 3; d++) pxyz[3 * jj + d] = cl->p[3 * c + d];
+        jj++;
+      }
+      {
+        DemVtkArray parr[] = {
+          {"force",  3, DEM_VTK_DOUBLE, F  },
+          {"fn",     1, DEM_VTK_DOUBLE, fn },
+          {"normal", 3, DEM_VTK_DOUBLE, nrm},
+          {"gap",    1, DEM_VTK_DOUBLE, gap},
+          {"a",      1, DEM_VTK_INT64,  ia },
+          {"b",      1, DEM_VTK_INT64,  ib },
+        };
+        PetscCall(PetscSNPrintf(path, sizeof(path), "%s/vtk/contact_points_%06" PetscInt_FMT ".vtp", sim->out.dir, k));
+        DemVtkCall(sim->comm, DemVtkWritePoints(fcomm, path, (long)nc, pxyz, 6, parr, DEM_VTK_ERR));
+      }
+      PetscCall(PetscFree(pxyz));
+    }
     PetscCall(PetscFree6(xyz, fn, ft, F, nrm, gap));
     PetscCall(PetscFree3(conn, ia, ib));
     PetscCall(PetscFree(bond));
@@ -305,12 +329,12 @@ static PetscErrorCode DemWriteVTK(DemSim sim)
   os->vtktime[os->nvtk++] = sim->time;
   PetscCall(DemWriteBodySurfaces(sim, os->nvtk - 1)); /* non-spherical bodies' true surfaces */
   if (sim->rank == 0) {
-    const char *kinds[3] = {"bodies", "walls", "contacts"};
-    PetscBool   on[3]    = {PETSC_TRUE, sim->nwall > 0, sim->out.contacts};
+    const char *kinds[4] = {"bodies", "walls", "contacts", "contact_points"};
+    PetscBool   on[4]    = {PETSC_TRUE, sim->nwall > 0, sim->out.contacts, sim->out.contacts};
     char      **files;
     double     *times;
     PetscCall(PetscMalloc2(os->nvtk, &files, os->nvtk, &times));
-    for (int kk = 0; kk < 3; kk++) {
+    for (int kk = 0; kk < 4; kk++) {
       if (!on[kk]) continue;
       for (PetscInt s = 0; s < os->nvtk; s++) {
         char name[64];

@@ -1201,7 +1201,6 @@ PetscReal DemSimDissipativePower_Private(DemSim sim, const PetscReal *fd, const 
   PetscReal           s  = 0;
   for (PetscInt i = 0; i < bs->n; i++)
     for (int j = 0; j < 3; j++) s += fd[3 * i + j] * bs->v[3 * i + j] + td[3 * i + j] * bs->w[3 * i + j];
-  if (sim->decomp) (void)MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPIU_REAL, MPIU_SUM, sim->comm); /* MPI: over all ranks (decomp.c) */
   return s;
 }
 

@@ -157,67 +157,110 @@ static PetscErrorCode DemTriMeshCompact(DemTriMesh *m)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the triangles of the current Gmsh model (all surfaces, or the non-planar ones), scaled */
-static PetscErrorCode DemTriMeshFromGmshModel(const char *what, PetscBool drop_planar, PetscReal scale, DemTriMesh *m)
-{
-  size_t    *ntag = NULL, nntag = 0, ncoord = 0, npar = 0, *etag = NULL, netag = 0, *enode = NULL, nenode = 0;
-  double    *coord = NULL, *par = NULL;
+/* what a read of the Gmsh model holds; freed whatever happens (fuzzing: no leak on errors) */
+typedef struct {
+  size_t    *ntag, *etag, *enode;
+  double    *coord, *par;
+  int       *dimtags;
+  char      *type;
   DemTagIdx *map;
-  int       *dimtags = NULL;
-  size_t     ndimtags = 0;
-  PetscInt   nt = 0, cap = 0, *tri = NULL;
+  PetscInt  *tri;
+} DemGmshScratch;
+
+#define DemGmshFreeP(p) \
+  do { \
+    if (p) gmshFree(p); \
+    (p) = NULL; \
+  } while (0)
+
+static PetscErrorCode DemGmshScratchFree(DemGmshScratch *sc)
+{
+  PetscFunctionBegin;
+  DemGmshFreeP(sc->ntag);
+  DemGmshFreeP(sc->etag);
+  DemGmshFreeP(sc->enode);
+  DemGmshFreeP(sc->coord);
+  DemGmshFreeP(sc->par);
+  DemGmshFreeP(sc->dimtags);
+  DemGmshFreeP(sc->type);
+  PetscCall(PetscFree(sc->map));
+  PetscCall(PetscFree(sc->tri));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemTriMeshFromGmshModel_Inner(const char *what, PetscBool drop_planar, PetscReal scale, DemGmshScratch *sc, DemTriMesh *m)
+{
+  size_t   nntag = 0, ncoord = 0, npar = 0, netag = 0, nenode = 0, ndimtags = 0;
+  PetscInt nt = 0, cap = 0;
 
   PetscFunctionBegin;
-  PetscCall(PetscMemzero(m, sizeof(*m)));
-  DemGmshCall(what, gmshModelMeshGetNodes, &ntag, &nntag, &coord, &ncoord, &par, &npar, -1, -1, 0, 0);
-  if (par) gmshFree(par);
-  PetscCall(PetscMalloc1(PetscMax(nntag, 1), &map));
-  for (size_t i = 0; i < nntag; i++) map[i].tag = ntag[i], map[i].idx = (PetscInt)i;
-  qsort(map, nntag, sizeof(DemTagIdx), DemTagCmp);
+  DemGmshCall(what, gmshModelMeshGetNodes, &sc->ntag, &nntag, &sc->coord, &ncoord, &sc->par, &npar, -1, -1, 0, 0);
+  PetscCheck(ncoord == 3 * nntag, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s: Gmsh returned %zu coordinates for %zu nodes", what, ncoord, nntag);
+  PetscCall(PetscMalloc1(PetscMax(nntag, 1), &sc->map));
+  for (size_t i = 0; i < nntag; i++) sc->map[i].tag = sc->ntag[i], sc->map[i].idx = (PetscInt)i;
+  qsort(sc->map, nntag, sizeof(DemTagIdx), DemTagCmp);
   m->nv = (PetscInt)nntag;
   PetscCall(PetscMalloc1(3 * PetscMax(m->nv, 1), &m->x));
-  for (size_t i = 0; i < 3 * nntag; i++) m->x[i] = scale * coord[i];
-  if (ntag) gmshFree(ntag);
-  if (coord) gmshFree(coord);
-  DemGmshCall(what, gmshModelGetEntities, &dimtags, &ndimtags, 2);
+  for (size_t i = 0; i < 3 * nntag; i++) m->x[i] = scale * sc->coord[i];
+  DemGmshCall(what, gmshModelGetEntities, &sc->dimtags, &ndimtags, 2);
   for (size_t s = 0; s < ndimtags / 2; s++) {
-    int tag = dimtags[2 * s + 1];
+    int tag = sc->dimtags[2 * s + 1];
     if (drop_planar) {
-      char     *type = NULL;
       PetscBool planar;
-      DemGmshCall(what, gmshModelGetType, 2, tag, &type);
-      planar = (type && !strcmp(type, "Plane")) ? PETSC_TRUE : PETSC_FALSE;
-      if (type) gmshFree(type);
+      DemGmshCall(what, gmshModelGetType, 2, tag, &sc->type);
+      planar = (sc->type && !strcmp(sc->type, "Plane")) ? PETSC_TRUE : PETSC_FALSE;
+      DemGmshFreeP(sc->type);
       if (planar) continue;
     }
-    DemGmshCall(what, gmshModelMeshGetElementsByType, 2, &etag, &netag, &enode, &nenode, tag, 0, 1);
+    DemGmshCall(what, gmshModelMeshGetElementsByType, 2, &sc->etag, &netag, &sc->enode, &nenode, tag, 0, 1);
+    PetscCheck(nenode == 3 * netag, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s: Gmsh returned %zu nodes for %zu triangles", what, nenode, netag);
     if (nt + (PetscInt)netag > cap) {
       PetscInt *nt2;
       cap = PetscMax(2 * cap, nt + (PetscInt)netag);
       PetscCall(PetscMalloc1(3 * cap, &nt2));
-      if (nt) PetscCall(PetscArraycpy(nt2, tri, 3 * nt));
-      PetscCall(PetscFree(tri));
-      tri = nt2;
+      if (nt) PetscCall(PetscArraycpy(nt2, sc->tri, 3 * nt));
+      PetscCall(PetscFree(sc->tri));
+      sc->tri = nt2;
     }
     for (size_t e = 0; e < netag; e++) {
       for (int k = 0; k < 3; k++) {
-        PetscInt idx = DemTagFind(map, (PetscInt)nntag, enode[3 * e + k]);
-        PetscCheck(idx >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s: triangle %zu refers to node %zu that Gmsh did not return", what, (size_t)etag[e], enode[3 * e + k]);
-        tri[3 * nt + k] = idx;
+        PetscInt idx = DemTagFind(sc->map, (PetscInt)nntag, sc->enode[3 * e + k]);
+        PetscCheck(idx >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s: triangle %zu refers to node %zu that Gmsh did not return", what, (size_t)sc->etag[e], sc->enode[3 * e + k]);
+        sc->tri[3 * nt + k] = idx;
       }
       nt++;
     }
-    if (etag) gmshFree(etag);
-    if (enode) gmshFree(enode);
-    etag = enode = NULL;
+    DemGmshFreeP(sc->etag);
+    DemGmshFreeP(sc->enode);
   }
-  if (dimtags) gmshFree(dimtags);
-  PetscCall(PetscFree(map));
-  m->nt  = nt;
-  m->tri = tri;
+  m->nt   = nt;
+  m->tri  = sc->tri;
+  sc->tri = NULL;
   if (!m->tri) PetscCall(PetscMalloc1(3, &m->tri));
-  PetscCall(DemTriMeshCompact(m));
-  PetscCheck(m->nt > 0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s: no triangles (the file or geometry has no surface mesh of 3-node triangles)", what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the triangles of the current Gmsh model (all surfaces, or the non-planar ones), scaled; on an
+   error nothing stays allocated */
+static PetscErrorCode DemTriMeshFromGmshModel(const char *what, PetscBool drop_planar, PetscReal scale, DemTriMesh *m)
+{
+  DemGmshScratch sc;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(m, sizeof(*m)));
+  PetscCall(PetscMemzero(&sc, sizeof(sc)));
+  ierr = DemTriMeshFromGmshModel_Inner(what, drop_planar, scale, &sc, m);
+  PetscCall(DemGmshScratchFree(&sc));
+  if (!ierr) ierr = DemTriMeshCompact(m);
+  if (ierr) {
+    PetscCall(DemTriMeshDestroy(m));
+    PetscCall(ierr);
+  }
+  if (m->nt == 0) {
+    PetscCall(DemTriMeshDestroy(m));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s: no triangles (the file or geometry has no surface mesh of 3-node triangles, or all of them are degenerate)", what);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

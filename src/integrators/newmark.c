@@ -49,7 +49,9 @@
 
   After convergence:
     penetration test (000 section 2.4.7): every contact present at i and at i+1 (same body
-      pair and feature) must have n(i) . n(i+1) >= 0; otherwise the step is rejected;
+      pair and feature) must have n(i) . n(i+1) >= 0, and (for the penalty laws, whose
+      converged step may also be a spurious solution with a deep overlap) no overlap may
+      exceed max_overlap of the smaller particle radius; otherwise the step is rejected;
     night owls (000 section 2.6.3): the neighbour list was (re)built at the step's start so
       that it holds for the expected displacement h |v| + h^2/2 |acc| of the fastest body
       (its bounding volumes inflated by that much within the skin); if a converged body moved
@@ -58,7 +60,9 @@
       owl: the step is solved again with it (warm start from the converged increments).
       thermo.csv column `night_owls` counts them (cumulative).
   Step control (adapt): a step whose SNES solve diverges (any negative SNESConvergedReason,
-  or a non-finite residual) or that fails the penetration test is rejected and retried with
+  or a non-finite residual), that converged to a spurious root with a body turned by more than
+  1 rad (Rodrigues |alpha| > 1: the pseudo-moment residual stays bounded as |alpha| grows) or
+  that fails the penetration test is rejected and retried with
   dt/2 (DemStepInfo accepted = false; thermo.csv `rejected`), and every cut is logged with its
   reason (a line on stdout unless --quiet; thermo.csv columns `dt_cuts_snes`,
   `dt_cuts_penetration`); after `grow_after` consecutive steps of at most `easy_iterations`
@@ -75,7 +79,8 @@
   Keys: type, dt, dt_fraction, petsc_options, and
     beta [0.3] in (0, 0.5], gamma [0.5] in [0.5, 1]  (000 section 2.2; 2 beta >= gamma >= 1/2)
     adapt [true], dt_min [1e-9 dt], dt_max [dt], grow [1.5] > 1, grow_after [3] >= 1,
-    easy_iterations [3] >= 1, max_iterations [25] >= 1 (SNES iterations per solve)
+    easy_iterations [3] >= 1, max_iterations [50] >= 1 (SNES iterations per solve),
+    max_overlap [0.05] > 0 (fraction of the smaller radius; deeper overlaps reject the step)
 */
 #include "demimpl.h"
 #include <petscsnes.h>
@@ -84,7 +89,7 @@
 
 typedef struct {
   /* configuration */
-  PetscReal beta, gamma, dtmin, dtmax, grow;
+  PetscReal beta, gamma, dtmin, dtmax, grow, max_overlap;
   PetscBool adapt, dtmax_set, dtmin_set;
   PetscInt  easy_its, grow_after, max_it;
   /* solver */
@@ -125,7 +130,7 @@ static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes"
 static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNode cfg)
 {
   DemIntegrator_Newmark *nm    = (DemIntegrator_Newmark *)ig->data;
-  const char *const      own[] = {"beta", "gamma", "adapt", "dt_min", "dt_max", "grow", "grow_after", "easy_iterations", "max_iterations", NULL};
+  const char *const      own[] = {"beta", "gamma", "adapt", "dt_min", "dt_max", "grow", "grow_after", "easy_iterations", "max_iterations", "max_overlap", NULL};
   DemNode                kn;
 
   PetscFunctionBegin;
@@ -161,6 +166,9 @@ static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNo
   PetscCall(DemNodeGetInt(cfg, "easy_iterations", PETSC_FALSE, &nm->easy_its));
   PetscCall(DemNodeGet(cfg, "easy_iterations", &kn));
   DemNodeCheck(kn ? kn : cfg, nm->easy_its >= 1, "easy_iterations must be >= 1 (got %" PetscInt_FMT ")", nm->easy_its);
+  PetscCall(DemNodeGetReal(cfg, "max_overlap", PETSC_FALSE, &nm->max_overlap));
+  PetscCall(DemNodeGet(cfg, "max_overlap", &kn));
+  DemNodeCheck(kn ? kn : cfg, nm->max_overlap > 0, "max_overlap must be > 0 (a fraction of the smaller radius) (got %g)", (double)nm->max_overlap);
   PetscCall(DemNodeGetInt(cfg, "max_iterations", PETSC_FALSE, &nm->max_it));
   PetscCall(DemNodeGet(cfg, "max_iterations", &kn));
   DemNodeCheck(kn ? kn : cfg, nm->max_it >= 1, "max_iterations must be >= 1 (got %" PetscInt_FMT ")", nm->max_it);
@@ -215,11 +223,6 @@ static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp
     PetscCall(DemCheckpointIO(fp, write, nm->pn, 3 * (size_t)nm->npen * sizeof(PetscReal), "newmark contact normals"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static inline PetscBool DemNmMobile(const DemIntegrator_Newmark *nm, PetscInt i)
-{
-  return nm->row[i] >= 0 ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* R(q) diag(d) R(q)^T, row-major */
@@ -486,7 +489,7 @@ static PetscErrorCode DemNmJacobian(SNES snes, Vec X, Mat A, Mat P, void *ctx)
   for (PetscInt i = 0; i < nm->nb; i++) {
     const PetscInt   r = nm->row[i];
     const PetscReal *Xi = nm->Xi + 9 * i, *Ji = nm->Ji + 9 * i, *b = nm->bb + 3 * i, *c = nm->cc + 3 * i, *al = nm->da + 3 * i;
-    PetscReal        blk[36], Jb[3], Jc[3], g[3], Bx[9], JbX[9], BJ[9], Dg[9], DM[9], mneg[3], inner[9], XI[9];
+    PetscReal        blk[36], Jb[3], Jc[3], g[3], Bx[9], JbX[9], BJ[9], Dg[9], DM[9], inner[9], XI[9];
     if (r < 0) continue;
     PetscCall(PetscArrayzero(blk, 36));
     for (int k = 0; k < 3; k++) blk[7 * k] = bs->m[i] * nm->a1;
@@ -501,7 +504,6 @@ static PetscErrorCode DemNmJacobian(SNES snes, Vec X, Mat A, Mat P, void *ctx)
       DemNmDXi(nal, nm->t + 3 * i, DM);
       for (int k = 0; k < 9; k++) DM[k] = -DM[k];
     }
-    (void)mneg;
     DemSkew(b, Bx);
     DemSkew(Jb, JbX);
     DemNmMatMat(Bx, Ji, BJ);
@@ -641,7 +643,7 @@ static PetscErrorCode DemNmCollect(DemIntegrator_Newmark *nm, PetscInt *n, Petsc
       tmp[4 * c + 3] = c;
       for (int j = 0; j < 3; j++) tn[3 * c + j] = s * sim->cl.nrm[3 * c + j];
     }
-    qsort(tmp, (size_t)m, 4 * sizeof(int64_t), DemNmCmpKey);
+    if (m > 1) qsort(tmp, (size_t)m, 4 * sizeof(int64_t), DemNmCmpKey); /* tmp is NULL for m = 0 */
     for (PetscInt c = 0; c < m; c++) {
       const PetscInt o = (PetscInt)tmp[4 * c + 3];
       for (int j = 0; j < 3; j++) (*keys)[3 * c + j] = tmp[4 * c + j], (*nrm)[3 * c + j] = tn[3 * o + j];
@@ -651,7 +653,7 @@ static PetscErrorCode DemNmCollect(DemIntegrator_Newmark *nm, PetscInt *n, Petsc
       PetscReal s;
       DemNmKey(sim, c, *keys + 3 * c, &s);
     }
-    qsort(*keys, (size_t)m, 3 * sizeof(int64_t), DemNmCmpKey);
+    if (m > 1) qsort(*keys, (size_t)m, 3 * sizeof(int64_t), DemNmCmpKey);
   }
   *n = m;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -668,6 +670,17 @@ static PetscInt DemNmFind(const int64_t *keys, PetscInt n, const int64_t k[3])
     else hi = mid - 1;
   }
   return -1;
+}
+
+/* the smaller bounding radius of the particles of contact c (walls do not count) */
+static PetscReal DemNmContactRadius(DemSim sim, PetscInt c)
+{
+  const DemBodyStore *bs = &sim->bodies;
+  const PetscInt      a = sim->cl.a[c], b = sim->cl.b[c];
+  PetscReal           r = PETSC_MAX_REAL;
+  if (!(bs->flags[a] & DEM_WALL)) r = PetscMin(r, bs->radius[a]);
+  if (!(bs->flags[b] & DEM_WALL)) r = PetscMin(r, bs->radius[b]);
+  return r;
 }
 
 /* a rejected step: the state stays, the run retries with h/2 */
@@ -827,7 +840,11 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
     }
     if (!moved) break;
     PetscCall(DemNmCollect(nm, &nm->nseen, &nm->seencap, &nm->sk, NULL));
-    PetscCall(DemSimUpdateNeighbours(sim, nm->x, PETSC_TRUE));
+    /* the search at the new positions (the list builder reads the store's positions) */
+    PetscCall(PetscArraycpy(nm->fd, bs->x, 3 * nb));
+    PetscCall(PetscArraycpy(bs->x, nm->x, 3 * nb));
+    PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_TRUE));
+    PetscCall(PetscArraycpy(bs->x, nm->fd, 3 * nb));
     PetscCall(DemNmEval(nm, PETSC_FALSE, nm->f, nm->t, NULL, NULL, &fo));
     for (PetscInt c = 0; c < sim->cl.n; c++) {
       int64_t   k[3];
@@ -840,6 +857,17 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
     if (!sim->out.quiet) PetscCall(PetscPrintf(sim->comm, "newmark: step %" PetscInt_FMT " t = %.10g s: %" PetscInt_FMT " night-owl contact(s), solving the step again\n", sim->step + 1, (double)nm->tn, nnew));
     PetscCheck(pass < 20, sim->comm, PETSC_ERR_NOT_CONVERGED, "integrator newmark: step %" PetscInt_FMT ": night-owl contacts keep appearing after 20 solves", sim->step + 1);
   }
+  /* a spurious root: the residual of eq. (17) stays bounded as |alpha| grows (Xi ~ 4/|alpha|^2),
+     so Newton may converge to a rotation near pi; no step of a DEM body turns by > 1 rad */
+  for (PetscInt i = 0; i < nb; i++) {
+    const PetscReal *al = nm->da + 3 * i, a = PetscSqrtReal(al[0] * al[0] + al[1] * al[1] + al[2] * al[2]);
+    if (nm->row[i] >= 0 && !(a <= 1.0)) {
+      PetscCall(PetscSNPrintf(why, sizeof(why), "body %" PetscInt_FMT " turns by %.3g rad in one step (Rodrigues |alpha| %.3g > 1)", (PetscInt)bs->gid[i], (double)(2 * PetscAtanReal(0.5 * a)), (double)a));
+      nm->cuts_snes++;
+      PetscCall(DemNmReject(ig, sim, why, its_total, fnorm, info));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   /* penetration test, 000 section 2.4.7: n(i) . n(i+1) >= 0 for every contact present at both */
   for (PetscInt c = 0; c < sim->cl.n; c++) {
     int64_t   k[3];
@@ -847,10 +875,10 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
     PetscInt  o;
     DemNmKey(sim, c, k, &s);
     o = DemNmFind(nm->pk, nm->npen, k);
-    if (o < 0) continue;
-    d = s * (sim->cl.nrm[3 * c] * nm->pn[3 * o] + sim->cl.nrm[3 * c + 1] * nm->pn[3 * o + 1] + sim->cl.nrm[3 * c + 2] * nm->pn[3 * o + 2]);
-    if (d < 0) {
-      PetscCall(PetscSNPrintf(why, sizeof(why), "penetration: the normal of the contact of bodies %" PetscInt_FMT " and %" PetscInt_FMT " turned over (n(i) . n(i+1) = %.3g, 000 section 2.4.7)", (PetscInt)k[0], (PetscInt)k[1], (double)d));
+    d = o < 0 ? 1 : s * (sim->cl.nrm[3 * c] * nm->pn[3 * o] + sim->cl.nrm[3 * c + 1] * nm->pn[3 * o + 1] + sim->cl.nrm[3 * c + 2] * nm->pn[3 * o + 2]);
+    if (d < 0 || -sim->cl.gap[c] > nm->max_overlap * DemNmContactRadius(sim, c)) {
+      if (d < 0) PetscCall(PetscSNPrintf(why, sizeof(why), "penetration: the normal of the contact of bodies %" PetscInt_FMT " and %" PetscInt_FMT " turned over (n(i) . n(i+1) = %.3g, 000 section 2.4.7)", (PetscInt)k[0], (PetscInt)k[1], (double)d));
+      else PetscCall(PetscSNPrintf(why, sizeof(why), "penetration: bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap by %.3g of the smaller radius (> max_overlap %g)", (PetscInt)k[0], (PetscInt)k[1], (double)(-sim->cl.gap[c] / DemNmContactRadius(sim, c)), (double)nm->max_overlap));
       nm->cuts_pen++;
       PetscCall(DemNmReject(ig, sim, why, its_total, fnorm, info));
       PetscFunctionReturn(PETSC_SUCCESS);
@@ -929,7 +957,7 @@ static PetscErrorCode DemIntegratorDestroy_Newmark(DemIntegrator ig)
 /*
   DemIntegratorCreate_Newmark - constructor of the "newmark" integrator (000): beta 0.3,
   gamma 0.5, adapt true, dt_max the configured dt, dt_min 1e-9 of it, grow 1.5 after 3 steps
-  of at most 3 Newton iterations, max_iterations 25.
+  of at most 3 Newton iterations, max_iterations 50, max_overlap 0.05.
 */
 PetscErrorCode DemIntegratorCreate_Newmark(DemIntegrator ig)
 {
@@ -943,7 +971,8 @@ PetscErrorCode DemIntegratorCreate_Newmark(DemIntegrator ig)
   nm->grow               = 1.5;
   nm->grow_after         = 3;
   nm->easy_its           = 3;
-  nm->max_it             = 25;
+  nm->max_it             = 50;
+  nm->max_overlap        = 0.05;
   ig->data               = nm;
   ig->ops->setfromconfig = DemIntegratorSetFromConfig_Newmark;
   ig->ops->setup         = DemIntegratorSetUp_Newmark;

@@ -69,8 +69,8 @@
   step is halved as above. Needs every body held by contacts or walls when gravity or loads
   act on it. The store's forces are the elastic ones; `dissipated` is not updated.
 
-  Checkpoints (checkpoint.c): the configured dt, the halving/regrowth counters and
-  Q(q_k, p_k / M), so that a restart is bitwise the uninterrupted run. Bonds are not
+  Checkpoints (checkpoint.c): the configured dt and the halving/regrowth counters (the
+  store's velocities already include Q^+_d), so that a restart is bitwise the uninterrupted run. Bonds are not
   integrator state: they are found at set-up from the run description's initial state, which
   the checkpoint pins.
 
@@ -616,10 +616,8 @@ static PetscErrorCode DemVarStepDynamic(DemIntegrator ig, DemSim sim, PetscReal 
      q_{k+1-alpha} = q_{k+alpha}: Q^+_d = h/2 Q(S). For alpha = 0 it is added below, after the
      evaluation at q_{k+1}. */
   for (PetscInt i = 0; i < vi->nb; i++) {
-    const PetscInt   *row = vi->row;
-    const PetscReal  *dq  = vi->dq + 6 * i;
-    const PetscReal   qp  = al > 0 ? 0.5 * h : 0;
-    if (row[i] < 0) continue;
+    const PetscReal *dq = vi->dq + 6 * i, qp = al > 0 ? 0.5 * h : 0;
+    if (vi->row[i] < 0) continue;
     for (int j = 0; j < 3; j++) {
       const PetscInt k = 3 * i + j;
       vi->vn[k] = dq[j] / h + (h * al * (vi->f[k] - vi->fd[k]) + qp * vi->fd[k]) / bs->m[i];

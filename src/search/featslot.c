@@ -5,7 +5,8 @@
   mesh wall: one contact per face, edge or vertex it touches) needs one per point. Those live at
   slots npairs, npairs + 1, ... of the same history array, so that contact laws read them like
   any other slot. A slot is made on first request for a (pair, feature) after a build, with the
-  values the (gid_a, gid_b, feature) map kept across the build (zeros for a new contact);
+  values kept across the build in a (gid_a, gid_b, feature) map of its own (zeros for a new
+  contact; the neighbour list's map is scratch of the build);
   DemForcesCompute zeroes the slots of contacts that did not touch at a committed evaluation,
   and a rebuild puts the nonzero ones back into the map. Not saved in checkpoints (a restart
   starts them from zero).
@@ -99,7 +100,7 @@ PetscErrorCode DemNeighbourFeatureSlot_Private(DemSim sim, PetscInt pair, int64_
   nl->fhash[i] = s;
   {
     DemBodyStore *bs = &sim->bodies;
-    PetscReal    *h  = DemHistoryMapGet(&sim->hmap, bs->gid[nl->a[pair]], bs->gid[nl->b[pair]], feature);
+    PetscReal    *h  = nl->fmap ? DemHistoryMapGet((DemHistoryMap *)nl->fmap, bs->gid[nl->a[pair]], bs->gid[nl->b[pair]], feature) : NULL;
     if (h) PetscCall(PetscArraycpy(nl->history + hs * (nl->npairs + s), h, hs));
     else PetscCall(PetscArrayzero(nl->history + hs * (nl->npairs + s), hs));
     if (fresh) *fresh = h ? PETSC_FALSE : PETSC_TRUE;
@@ -109,8 +110,9 @@ PetscErrorCode DemNeighbourFeatureSlot_Private(DemSim sim, PetscInt pair, int64_
 }
 
 /*
-  DemNeighbourFeatureSave_Private - at a rebuild (after the map was cleared and before the pairs
-  change): the nonzero feature slots into the (gid_a, gid_b, feature) map; then none is left.
+  DemNeighbourFeatureSave_Private - at a rebuild (before the pairs change): the nonzero feature
+  slots into the feature map (nl->fmap), which keeps them until the next build; then no slot is
+  left.
 */
 PetscErrorCode DemNeighbourFeatureSave_Private(DemSim sim)
 {
@@ -119,12 +121,20 @@ PetscErrorCode DemNeighbourFeatureSave_Private(DemSim sim)
   const PetscInt    hs = sim->histsize;
 
   PetscFunctionBegin;
-  if (hs > 0 && nl->fbuild == nl->nbuilds + 1)
+  if (hs <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!nl->fmap) {
+    DemHistoryMap *m;
+    PetscCall(PetscNew(&m));
+    PetscCall(DemHistoryMapInit(m, hs));
+    nl->fmap = m;
+  }
+  PetscCall(DemHistoryMapClear((DemHistoryMap *)nl->fmap));
+  if (nl->fbuild == nl->nbuilds + 1)
     for (PetscInt s = 0; s < nl->nfeat; s++) {
       const PetscReal *h   = nl->history + hs * (nl->npairs + s);
       PetscBool        any = PETSC_FALSE;
       for (PetscInt j = 0; j < hs; j++) any = any || h[j] != 0.0;
-      if (any) PetscCall(DemHistoryMapPut(&sim->hmap, bs->gid[nl->a[nl->fpair[s]]], bs->gid[nl->b[nl->fpair[s]]], nl->fkey[s], h));
+      if (any) PetscCall(DemHistoryMapPut((DemHistoryMap *)nl->fmap, bs->gid[nl->a[nl->fpair[s]]], bs->gid[nl->b[nl->fpair[s]]], nl->fkey[s], h));
     }
   nl->nfeat = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -141,6 +151,10 @@ PetscErrorCode DemNeighbourFeatureFree_Private(DemNeighbourList *nl)
   PetscFunctionBegin;
   PetscCall(PetscFree2(nl->fpair, nl->fkey));
   PetscCall(PetscFree(nl->fhash));
+  if (nl->fmap) {
+    PetscCall(DemHistoryMapFree((DemHistoryMap *)nl->fmap));
+    PetscCall(PetscFree(nl->fmap));
+  }
   nl->nfeat = nl->featcap = nl->fhashcap = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -305,6 +305,11 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       else PetscCall(PetscArrayzero(nl->history + k * hs, hs));
     }
   }
+  /* the map and the candidate buffer are scratch of a build: their memory goes back (the map
+     alone holds 2-4 slots of 57 B per touching pair) */
+  PetscCall(DemHistoryMapFree(&sim->hmap));
+  PetscCall(PetscFree4(pbp->a, pbp->b, pbp->s, pbp->g));
+  pbp->n = pbp->cap = 0;
   /* 8. positions at this build */
   if (3 * nb > nl->x0cap) {
     PetscCall(PetscFree(nl->x0));

@@ -18,7 +18,8 @@
   1/20 of the bounding-box diagonal], caps [true]: false drops planar faces (occ and CAD),
   outlet: {point: [x,y,z], normal: [nx,ny,nz]}: thermo.csv columns discharged_mass (kg of
   particles on the normal's side of that plane, summed over walls with an outlet) and
-  discharge_rate (kg/s, its change since the previous thermo line).
+  discharge_rate (kg/s, its change since the previous thermo line), closed [false]: true requires
+  a closed, consistently oriented, outward surface (open, non-manifold or inverted: an error).
 
   Search: a uniform grid of triangles in the body frame (each triangle in the cells its bounding
   box covers), so that a query costs the few cells around a sphere, not all triangles. The
@@ -134,16 +135,15 @@ static PetscErrorCode DemMeshBuildGrid(DemShape_Mesh *me)
     const PetscReal *a = m->x + 3 * me->ev[2 * e], *b = m->x + 3 * me->ev[2 * e + 1];
     len += PetscSqrtReal(PetscSqr(a[0] - b[0]) + PetscSqr(a[1] - b[1]) + PetscSqr(a[2] - b[2]));
   }
-  me->gh = PetscMax(len / PetscMax(me->ne, 1), 1e-12);
-  for (;;) {
+  me->gh = PetscMax(len / PetscMax(me->ne, 1), 1e-12 * PetscMax(PetscMax(hi[0] - me->glo[0], hi[1] - me->glo[1]), hi[2] - me->glo[2]));
+  if (!(me->gh > 0)) me->gh = 1;
+  for (;;) { /* the extents are finite (checked by the caller): this ends */
     double n = 1;
-    for (int d = 0; d < 3; d++) {
-      me->gn[d] = (PetscInt)PetscFloorReal((hi[d] - me->glo[d]) / me->gh) + 1;
-      n *= me->gn[d];
-    }
+    for (int d = 0; d < 3; d++) n *= PetscFloorReal((hi[d] - me->glo[d]) / me->gh) + 1;
     if (n <= 262144) break;
     me->gh *= 1.5;
   }
+  for (int d = 0; d < 3; d++) me->gn[d] = (PetscInt)PetscFloorReal((hi[d] - me->glo[d]) / me->gh) + 1;
   ncell = me->gn[0] * me->gn[1] * me->gn[2];
   PetscCall(PetscCalloc1(ncell + 1, &me->gstart));
   PetscCall(PetscCalloc1(ncell + 1, &cnt));
@@ -178,10 +178,10 @@ static PetscErrorCode DemMeshBuildGrid(DemShape_Mesh *me)
 static PetscErrorCode DemShapeSetFromConfig_Mesh(DemShape s, DemNode cfg)
 {
   DemShape_Mesh    *me     = (DemShape_Mesh *)s->data;
-  const char *const keys[] = {"type", "name", "point", "material", "velocity", "remove_at", "file", "occ", "scale", "mesh_size", "caps", "outlet", NULL};
+  const char *const keys[] = {"type", "name", "point", "material", "velocity", "remove_at", "file", "occ", "scale", "mesh_size", "caps", "outlet", "closed", NULL};
   DemNode           nfile, nocc, nsc, nh, nout;
   PetscReal         scale = 1, h = 0;
-  PetscBool         caps  = PETSC_TRUE;
+  PetscBool         caps  = PETSC_TRUE, closed = PETSC_FALSE;
   PetscErrorCode    ierr;
 
   PetscFunctionBegin;
@@ -200,6 +200,7 @@ static PetscErrorCode DemShapeSetFromConfig_Mesh(DemShape s, DemNode cfg)
     DemNodeCheck(nh, h > 0, "mesh_size must be > 0 (got %g)", (double)h);
   }
   PetscCall(DemNodeGetBool(cfg, "caps", PETSC_FALSE, &caps));
+  PetscCall(DemNodeGetBool(cfg, "closed", PETSC_FALSE, &closed));
   PetscCall(DemNodeGet(cfg, "outlet", &nout));
   if (nout) {
     const char *const ok[] = {"point", "normal", NULL};
@@ -246,6 +247,21 @@ static PetscErrorCode DemShapeSetFromConfig_Mesh(DemShape s, DemNode cfg)
     PetscCall(PetscPopErrorHandler());
     PetscCall(PetscFree(sol));
     if (ierr) return DemNodeError(nocc, "mesh wall: %s", DemLastError());
+  }
+  if (closed) {
+    PetscCall(PetscPushErrorHandler(DemRecordErrorHandler, NULL));
+    DemSetLastError("%s", "");
+    ierr = DemTriMeshCheckClosed(&me->m, "mesh wall");
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) return DemNodeError(nfile ? nfile : nocc, "%s", DemLastError());
+  }
+  for (PetscInt i = 0; i < 3 * me->m.nv; i++)
+    if (PetscIsInfOrNanReal(me->m.x[i])) return DemNodeError(nfile ? nfile : nocc, "mesh wall: vertex %" PetscInt_FMT " has a non-finite coordinate (%g)", i / 3, (double)me->m.x[i]);
+  {
+    PetscReal ext = 0;
+    for (PetscInt i = 0; i < me->m.nv; i++)
+      for (int d = 0; d < 3; d++) ext = PetscMax(ext, PetscAbsReal(me->m.x[3 * i + d]));
+    if (!(ext < 1e100)) return DemNodeError(nfile ? nfile : nocc, "mesh wall: coordinates up to %g m: too large", (double)ext);
   }
   /* edges, face normals, grid */
   PetscCall(DemTriMeshEdges(&me->m, &me->ne, &me->ev, &me->te, &me->et));
@@ -459,7 +475,7 @@ static PetscErrorCode DemMeshQuery(DemShape_Mesh *me, const PetscReal c[3], Pets
   me->ncand = 0;
   for (int d = 0; d < 3; d++) {
     PetscReal lo = (c[d] - r - me->glo[d]) / me->gh, hi = (c[d] + r - me->glo[d]) / me->gh;
-    if (hi < 0 || lo >= me->gn[d]) PetscFunctionReturn(PETSC_SUCCESS);
+    if (!(hi >= 0) || !(lo < me->gn[d])) PetscFunctionReturn(PETSC_SUCCESS); /* outside, or NaN */
     c0[d] = lo < 0 ? 0 : (PetscInt)lo;
     c1[d] = hi >= me->gn[d] - 1 ? me->gn[d] - 1 : (PetscInt)hi;
   }

@@ -40,12 +40,13 @@ typedef struct {
   const DemPolyGeom *g;
   PetscReal          s, x[3], R[9], r;
   PetscReal         *v, *fn; /* [3 nv], [3 nf] world */
+  PetscReal         *fc, *em; /* [3 nf] world centroids, [4 ne] world edge middles and half-lengths (candidates) */
   PetscInt          *cv, *ce, *cf, ncv, nce, ncf; /* candidate vertices, edges, faces */
 } DemPolyBody;
 
 /* scratch of the colliders, grown when needed (never per pair) */
 typedef struct {
-  PetscReal *v[2], *fn[2];
+  PetscReal *v[2], *fn[2], *fc[2], *em[2];
   PetscInt  *cv[2], *ce[2], *cf[2];
   PetscInt   cap_v[2], cap_e[2], cap_f[2];
   PetscInt  *vf, nvf, cap_vf; /* (vertex of one body, feature of the other, type) of accepted contacts */
@@ -66,14 +67,18 @@ static PetscErrorCode DemPolyScratchReserve(int k, const DemPolyGeom *g)
   }
   if (g->ne > S->cap_e[k]) {
     PetscCall(PetscFree(S->ce[k]));
+    PetscCall(PetscFree(S->em[k]));
     S->cap_e[k] = PetscMax(g->ne, 2 * S->cap_e[k]);
     PetscCall(PetscMalloc1(S->cap_e[k], &S->ce[k]));
+    PetscCall(PetscMalloc1(4 * S->cap_e[k], &S->em[k]));
   }
   if (g->nf > S->cap_f[k]) {
     PetscCall(PetscFree(S->fn[k]));
+    PetscCall(PetscFree(S->fc[k]));
     PetscCall(PetscFree(S->cf[k]));
     S->cap_f[k] = PetscMax(g->nf, 2 * S->cap_f[k]);
     PetscCall(PetscMalloc1(3 * S->cap_f[k], &S->fn[k]));
+    PetscCall(PetscMalloc1(3 * S->cap_f[k], &S->fc[k]));
     PetscCall(PetscMalloc1(S->cap_f[k], &S->cf[k]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -118,13 +123,24 @@ static void DemPolyCandidates(DemPolyBody *P, const PetscReal c[3], PetscReal rc
     if (g->eflat[e]) continue;
     for (int j = 0; j < 3; j++) m[j] = 0.5 * (p[j] + q[j]) - cb[j], h2 += 0.25 * (q[j] - p[j]) * (q[j] - p[j]);
     l = lim + PetscSqrtReal(h2);
-    if (Dot3(m, m) < l * l) P->ce[P->nce++] = e;
+    if (Dot3(m, m) < l * l) {
+      PetscReal y[3] = {0.5 * (p[0] + q[0]), 0.5 * (p[1] + q[1]), 0.5 * (p[2] + q[2])}, w[3];
+      Rot(P->R, y, w);
+      for (int j = 0; j < 3; j++) P->em[4 * e + j] = P->x[j] + P->s * w[j];
+      P->em[4 * e + 3] = P->s * PetscSqrtReal(h2);
+      P->ce[P->nce++] = e;
+    }
   }
   for (PetscInt t = 0; t < g->nf; t++) {
     const PetscReal *fc = g->fc + 3 * t;
     PetscReal        m[3] = {fc[0] - cb[0], fc[1] - cb[1], fc[2] - cb[2]}, l = lim + g->fr[t];
     Rot(P->R, g->fn + 3 * t, P->fn + 3 * t);
-    if (Dot3(m, m) < l * l) P->cf[P->ncf++] = t;
+    if (Dot3(m, m) < l * l) {
+      PetscReal w[3];
+      Rot(P->R, fc, w);
+      for (int j = 0; j < 3; j++) P->fc[3 * t + j] = P->x[j] + P->s * w[j];
+      P->cf[P->ncf++] = t;
+    }
   }
 }
 
@@ -261,8 +277,7 @@ static inline PetscBool DemPolyMarked(PetscInt v, PetscInt type, PetscInt feat)
 */
 static PetscErrorCode DemPolyPairVertexFace(DemPolyBody *A, DemPolyBody *B, PetscInt a, PetscInt b, PetscBool swap, PetscReal skin, PetscReal lower, DemContactList *out)
 {
-  const DemPolyGeom *ga = A->g, *gb = B->g;
-  const PetscReal    tol = 1e-9;
+  const DemPolyGeom *gb = B->g;
 
   PetscFunctionBegin;
   for (PetscInt ii = 0; ii < A->ncv; ii++) {
@@ -272,10 +287,9 @@ static PetscErrorCode DemPolyPairVertexFace(DemPolyBody *A, DemPolyBody *B, Pets
       PetscInt         t  = B->cf[tt];
       const PetscReal *x1 = B->v + 3 * gb->f[3 * t], *x2 = B->v + 3 * gb->f[3 * t + 1], *x3 = B->v + 3 * gb->f[3 * t + 2], *n = B->fn + 3 * t;
       PetscReal        c[3], zeta, theta, dist, q[3], mn[3];
-      PetscReal        fr = B->s * gb->fr[t] + PetscMax(skin, -lower), fcw[3], y[3];
+      PetscReal        fr = B->s * gb->fr[t] + PetscMax(skin, -lower);
       /* second level: the vertex within the triangle's inflated bounding sphere */
-      Rot(B->R, gb->fc + 3 * t, y);
-      for (int j = 0; j < 3; j++) fcw[j] = B->x[j] + B->s * y[j], c[j] = p[j] - fcw[j];
+      for (int j = 0; j < 3; j++) c[j] = p[j] - B->fc[3 * t + j];
       if (Dot3(c, c) >= fr * fr) continue;
       DemPolyLCPVertexFace(p, x1, x2, x3, &zeta, &theta, &dist);
       if (!(dist < skin && dist > lower)) continue;
@@ -287,7 +301,6 @@ static PetscErrorCode DemPolyPairVertexFace(DemPolyBody *A, DemPolyBody *B, Pets
       PetscCall(DemPolyMarkPush(i, DEM_POLY_F + 4 * (PetscInt)swap, t));
     }
   }
-  (void)ga;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -303,7 +316,9 @@ static PetscErrorCode DemPolyPairVertexEdge(DemPolyBody *A, DemPolyBody *B, Pets
     for (PetscInt ee = 0; ee < B->nce; ee++) {
       PetscInt         e  = B->ce[ee];
       const PetscReal *q0 = B->v + 3 * gb->ev[2 * e], *q1 = B->v + 3 * gb->ev[2 * e + 1];
-      PetscReal        zeta, q[3], g[3], d, n[3], mn[3];
+      PetscReal        zeta, q[3], g[3], d, n[3], mn[3], c[3], l = B->em[4 * e + 3] + skin;
+      for (int j = 0; j < 3; j++) c[j] = p[j] - B->em[4 * e + j];
+      if (Dot3(c, c) >= l * l) continue; /* second level: the edge's inflated bounding sphere */
       DemPolyLCPVertexEdge(p, q0, q1, &zeta);
       if (!(zeta > -1 && zeta < 1)) continue;
       DemPolyEdgePoint(q0, q1, zeta, q);
@@ -349,7 +364,9 @@ static PetscErrorCode DemPolyPair(DemPolyBody *A, DemPolyBody *B, PetscInt a, Pe
     for (PetscInt jj = 0; jj < B->nce; jj++) {
       PetscInt         f  = B->ce[jj];
       const PetscReal *q0 = B->v + 3 * gb->ev[2 * f], *q1 = B->v + 3 * gb->ev[2 * f + 1];
-      PetscReal        za, zb, pa[3], pb[3], g[3], d, n[3], mn[3];
+      PetscReal        za, zb, pa[3], pb[3], g[3], d, n[3], mn[3], c[3], l = A->em[4 * e + 3] + B->em[4 * f + 3] + skin;
+      for (int j = 0; j < 3; j++) c[j] = A->em[4 * e + j] - B->em[4 * f + j];
+      if (Dot3(c, c) >= l * l) continue; /* second level: inflated bounding spheres of the edges */
       if (!DemPolyLCPEdgeEdge(p0, p1, q0, q1, &za, &zb)) continue;
       if (!(za > -1 && za < 1 && zb > -1 && zb < 1)) continue;
       DemPolyEdgePoint(p0, p1, za, pa);
@@ -372,9 +389,9 @@ static PetscErrorCode DemPolyPair(DemPolyBody *A, DemPolyBody *B, PetscInt a, Pe
     for (PetscInt jj = 0; jj < B->ncv; jj++) {
       PetscInt         k = B->cv[jj];
       const PetscReal *q = B->v + 3 * k;
-      PetscReal        g[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]}, d = PetscSqrtReal(Dot3(g, g)), n[3], mn[3];
+      PetscReal        g[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]}, d = PetscSqrtReal(Dot3(g, g)), n[3];
       if (!(d < skin) || d == 0) continue;
-      for (int j = 0; j < 3; j++) n[j] = g[j] / d, mn[j] = -n[j];
+      for (int j = 0; j < 3; j++) n[j] = g[j] / d;
       if (!DemPolyVertexFaces(B, k, n, 0)) continue;
       if (DemPolyVertexHasNeighbourContact(gb, i, k, 0) || DemPolyVertexHasNeighbourContact(ga, k, i, 1)) continue;
       PetscCall(DemPolyAppend(out, a, b, A->x, B->x, p, q, n, d, A->r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_V, k)));
@@ -436,6 +453,8 @@ static PetscErrorCode DemPolyBodySet(DemSim sim, const DemPairBatch *pb, PetscIn
   DemQuatToMatrix(&pb->state->q[4 * i], P->R);
   P->v  = scratch_.v[slot];
   P->fn = scratch_.fn[slot];
+  P->fc = scratch_.fc[slot];
+  P->em = scratch_.em[slot];
   P->cv = scratch_.cv[slot];
   P->ce = scratch_.ce[slot];
   P->cf = scratch_.cf[slot];
@@ -491,12 +510,12 @@ PetscErrorCode DemCollide_PolyhedronPlane(DemShapeKind ka, DemShapeKind kb, cons
   PetscCall(DemSimGetBodies(sim, &bs));
   for (PetscInt k = 0; k < pb->n; k++) {
     const PetscInt a = pb->a[k], b = pb->b[k];
-    PetscReal      n0[3], n[3], mn[3], h, low, xb[3];
+    PetscReal      n0[3], n[3], h, low, xb[3];
     (void)ka, (void)kb;
     DemPolyBody    A;
     PetscCall(DemPlaneGetNormal(sim->shapes[bs->shape[b]], n0));
     DemQuatRotate(&q[4 * b], n0, n);
-    for (int j = 0; j < 3; j++) xb[j] = x[3 * b + j], mn[j] = -n[j];
+    for (int j = 0; j < 3; j++) xb[j] = x[3 * b + j];
     h = (x[3 * a] - xb[0]) * n[0] + (x[3 * a + 1] - xb[1]) * n[1] + (x[3 * a + 2] - xb[2]) * n[2];
     if (h - bs->radius[a] >= skin) continue;
     PetscCall(DemPolyBodySet(sim, pb, a, NULL, 0, &A));

@@ -112,6 +112,7 @@ PetscErrorCode DemSQGeomSetUp_Private(DemSQGeom *g)
   g->k2   = DemSQIntExponent(g->n2 - 2);
   g->same = g->n1 == g->n2 ? PETSC_TRUE : PETSC_FALSE;
   g->rbound = DemSQBoundingRadius_Private(g->a, g->b, g->c, g->n1, g->n2);
+  g->irbound = 1.0 / g->rbound;
   DemSQVolumeInertia_Private(g->a, g->b, g->c, g->n1, g->n2, &g->vol, g->Iunit);
   g->rvol = PetscCbrtReal(3.0 * g->vol / (4.0 * PETSC_PI));
   if (!(g->qlimit > 0)) g->qlimit = 10;
@@ -211,9 +212,15 @@ static void DemSQSupport2D(PetscReal a, PetscReal b, PetscReal n, PetscReal dx, 
     *x = *y = *h = 0;
     return;
   }
-  px = PetscPowReal(px / m, k);
-  py = PetscPowReal(py / m, k);
-  S  = PetscPowReal(PetscPowReal(px, n) + PetscPowReal(py, n), 1.0 / n);
+  if (n == 2) { /* ellipse: k = 1, no powers (plane contacts of ellipsoids and cylinders) */
+    px = px / m;
+    py = py / m;
+    S  = PetscSqrtReal(px * px + py * py);
+  } else {
+    px = PetscPowReal(px / m, k);
+    py = PetscPowReal(py / m, k);
+    S  = PetscPowReal(PetscPowReal(px, n) + PetscPowReal(py, n), 1.0 / n);
+  }
   *x = a * px / S * (dx < 0 ? -1 : 1);
   *y = b * py / S * (dy < 0 ? -1 : 1);
   *h = dx * *x + dy * *y;

@@ -23,7 +23,7 @@ typedef struct {
   PetscReal in1;               /* 1/n1 */
   int       k1, k2;            /* n1 - 2, n2 - 2 when they are integers in [0, 30], else -1 */
   PetscBool same;              /* n1 == n2: f is separable */
-  PetscReal rbound;            /* minimum bounding sphere, eq. (11) */
+  PetscReal rbound, irbound;   /* minimum bounding sphere, eq. (11), and its inverse */
   PetscReal vol, Iunit[3];     /* volume, principal inertia per unit density (Jaklic et al.) */
   PetscReal rvol;              /* radius of the volume-equivalent sphere */
   DemSQCurvature curv;         /* Hertz radius: mean or Gaussian curvature, or R_vol (eq. (38)-(40)) */
@@ -55,7 +55,6 @@ typedef struct {
 
 /* result of one superquadric contact solve */
 typedef struct {
-  PetscReal X0[3];       /* midway point (world) */
   PetscReal nrm[3];      /* unit normal from b to a */
   PetscReal gap;         /* along the contact line, eq. (36); < 0 overlap */
   PetscReal p[3];        /* middle of the overlap segment X_a X_b (world) */

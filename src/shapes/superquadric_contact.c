@@ -387,7 +387,6 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
     PetscReal        pm[3];
     for (int j = 0; j < 3; j++) pm[j] = Z[j] + 0.5 * (aa + ab) * nv[j];
     for (int j = 0; j < 3; j++) {
-      res->X0[j]  = O[j] + L * (R[3 * j] * Z[0] + R[3 * j + 1] * Z[1] + R[3 * j + 2] * Z[2]);
       res->nrm[j] = -(R[3 * j] * nv[0] + R[3 * j + 1] * nv[1] + R[3 * j + 2] * nv[2]);
       res->p[j]   = O[j] + L * (R[3 * j] * pm[0] + R[3 * j + 1] * pm[1] + R[3 * j + 2] * pm[2]);
     }
@@ -493,8 +492,8 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
     }
     A.g = gA;
     B.g = gB;
-    A.s = bs->radius[a] / gA->rbound;
-    B.s = bs->radius[b] / gB->rbound;
+    A.s = bs->radius[a] * gA->irbound;
+    B.s = bs->radius[b] * gB->irbound;
     for (int j = 0; j < 3; j++) {
       A.x[j] = x[3 * a + j];
       B.x[j] = x[3 * b + j] + sh[j];
@@ -612,7 +611,7 @@ PetscErrorCode DemCollide_SuperquadricPlane(DemShapeKind ka, DemShapeKind kb, co
     h = (x[3 * a] - x[3 * b]) * n[0] + (x[3 * a + 1] - x[3 * b + 1]) * n[1] + (x[3 * a + 2] - x[3 * b + 2]) * n[2];
     if (h - bs->radius[a] >= skin) continue;
     g = DemShapeSuperquadricGeom_Private(sim->shapes[bs->shape[a]]);
-    s = bs->radius[a] / g->rbound;
+    s = bs->radius[a] * g->irbound;
     for (int j = 0; j < 3; j++) n0[j] = -n[j];
     DemQuatRotateInv(&q[4 * a], n0, d);
     DemSQSupport_Private(g, d, y);

@@ -30,6 +30,10 @@ for f in config/*.yaml; do
     rolling) quick=(--set run.end_time=0.15) ;;             # rolling from 0.097 s on
     compress) quick=(--set run.end_time=0.035) ;;           # the whole run: 35 load steps
     container2d) quick=(--set run.end_time=0.6) ;;          # the first spheres land at 0.5 s
+    hopper) quick=(--set 'bodies.0.lattice.hi=[0.0225, 0.0225, 0.0625]' --set run.end_time=0.08) ;; # 6 of 24 layers; the lowest land at 0.06 s
+    box_of_cubes) quick=(--set run.end_time=0.004) ;;       # free fall: the lowest cubes land at 0.05 s
+    box_of_tetrapods) quick=(--set 'run={steps: 10}') ;;    # free fall: the lowest land at 0.1 s
+    newmark_impact) quick=() ;;                             # the whole run: 217 steps
     *) quick=(--set 'run={steps: 100}') ;;
   esac
   t0=$(date +%s%N)
@@ -144,6 +148,38 @@ elif name == "container2d":
     t = float(thermo[-1]["time"])
     check("the highest sphere falls freely: vy = -g t within 2e-4 + c t / m at t = %.4g s (got %s)" % (t, top["vy"]), abs(float(top["vy"]) / (-g * t) - 1) <= 2e-4 + c * t / m, "")
     energy(0.05, False)
+elif name == "hopper":
+    # lattice of 11 x 11 x 6 beads (quick: 6 of the 24 layers; r 1.9..2.1 mm) in a cone +
+    # cylinder funnel (mesh wall, Gmsh OCC; cylinder radius 35 mm above z = 0.03 m), orifice
+    # plate at z = 0 until 0.4 s: by 0.08 s the lowest beads rest on the cone, none has left
+    check("726 bodies in bodies_final.csv", len(final) == 726, "%d" % len(final))
+    rr = max(math.hypot(float(b["x"]), float(b["y"])) for b in final)
+    check("every bead inside the funnel: r_max = %.4g m <= 0.035 - 0.0019" % rr, rr <= 0.035 - 0.0019, "")
+    check("no bead through the orifice plate (z > 0)", min(float(b["z"]) for b in final) > 0, "")
+    wl = [r for r in rows("walls.csv") if int(r["wall"]) == 726]
+    check("beads rest on the mesh wall: its fz < 0 at the end", float(wl[-1]["fz"]) < 0, wl[-1]["fz"])
+    energy(0.02, False)
+elif name in ("box_of_cubes", "box_of_tetrapods"):
+    # 000 examples 3.5, 3.6 (polyhedra, barrier_hybrid): the lattice of the CSV falls freely
+    # until the lowest bodies reach the ground: v_z = -g t for every body, no contact yet
+    nb, g = (564, 9.81) if name == "box_of_cubes" else (1005, 9.81)
+    check("%d bodies in bodies_final.csv" % nb, len(final) == nb, "%d" % len(final))
+    t = float(thermo[-1]["time"])
+    err = max(abs(float(b["vz"]) + g * t) for b in final)
+    check("free fall: max |v_z + g t| = %.3g m/s <= 1e-9 g t at t = %.4g s" % (err, t), err <= 1e-9 * g * t, "")
+    check("no contact yet", int(thermo[-1]["contacts"]) == 0, thermo[-1]["contacts"])
+    check("contact columns contacts_bb, contacts_bw in thermo.csv", "contacts_bb" in head and "contacts_bw" in head, "%s" % head)
+elif name == "newmark_impact":
+    # newmark, beta 1/4, gamma 1/2 (average acceleration: no numerical damping), elastic Hooke
+    # contact, dt = tc/20: the velocities reverse and the energy is that of the start after the
+    # collision (within the contact onset/end error of O(dt/tc)^2: 1e-2 of e0)
+    check("2 bodies in bodies_final.csv", len(final) == 2, "%d" % len(final))
+    v = sorted(float(r["vx"]) for r in final)
+    check("velocities reversed, -0.5 and +0.5 m/s within 1 %", all(abs(abs(x) - 0.5) <= 0.005 for x in v) and v[0] < 0 < v[1], "%s" % v)
+    err = abs(e[-1] - e[0])
+    check("energy after the collision |e - e0| = %.3g J <= 1e-2 e0" % err, err <= 1e-2 * abs(e[0]), "e0 %.6g J" % e[0])
+    check("the collision happened (contacts > 0 at some step)", any(int(r["contacts"]) > 0 for r in thermo), "")
+    check("Newton iterations counted (newton_total > 0)", float(thermo[-1]["newton_total"]) > 0, thermo[-1]["newton_total"])
 else:
     check("has a quick-mode check in tests/cases/examples.sh", False, "add its quick mode and the numbers it must meet")
 EOF

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-timeout: 1200
 # fuzz.sh - the libFuzzer targets of tests/fuzz inside `make test` (so CI, which runs exactly
 # `make deps` and `make test`, fuzzes every target): builds the instrumented library with clang
 # (tests/fuzz/run.sh, into $FUZZ_BUILD [build-fuzz], incremental) and runs each target for

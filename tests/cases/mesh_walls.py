@@ -13,8 +13,9 @@
    carried over from triangle to triangle.
 3. VTK: the wall surface (walls_000000.vtp) is the box surface: area 2 (a b + a c + b c) to
    1e-12 (a box is meshed exactly), every point on the box boundary.
-4. errors: a missing mesh file, an unknown key and an unknown OCC solid stop `mmdem check` with
-   FILE:LINE:COL naming the key and what is allowed.
+4. errors: a missing mesh file, an unknown key, an unknown OCC solid, both file and occ, a
+   negative radius, and with closed: true an open, a non-manifold and an inverted STL surface
+   stop `mmdem check` with FILE:LINE:COL and a message naming the fault (and what is allowed).
 """
 import math
 import os
@@ -52,11 +53,17 @@ def write(path, text):
 
 
 # the STL floor: box [-0.04, 0.04]^2 x [-0.01, 0]
-def stl_box(path, lo, hi):
+def stl_box(path, lo, hi, drop=False, extra=False, flip=False):
     v = [(lo[0] + (hi[0] - lo[0]) * (i in (1, 2, 5, 6)), lo[1] + (hi[1] - lo[1]) * (i in (2, 3, 6, 7)),
           lo[2] + (hi[2] - lo[2]) * (i >= 4)) for i in range(8)]
     tris = [(0, 2, 1), (0, 3, 2), (4, 5, 6), (4, 6, 7), (0, 1, 5), (0, 5, 4), (3, 7, 6), (3, 6, 2),
             (0, 4, 7), (0, 7, 3), (1, 2, 6), (1, 6, 5)]
+    if drop:
+        tris = tris[:-1]
+    if extra:
+        tris = tris + [(0, 2, 5)]  # a third triangle on the edge 0-2
+    if flip:
+        tris = [(t[0], t[2], t[1]) for t in tris]
     with open(path, "w") as fp:
         fp.write("solid floor\n")
         for t in tris:
@@ -83,6 +90,45 @@ if dc.run("rest on mesh floor", y1, os.path.join(tmp, "rest")):
     dc.check("rest: fx, fy = 0", (abs(w["fx"]) + abs(w["fy"])) / W, 1e-9)
     b = dc.read_csv(os.path.join(tmp, "rest", "bodies_final.csv"))[0]
     dc.check("rest: overlap = m g / kn", abs((R - b["z"]) / d0 - 1), 1e-4, "overlap %.6g m, m g/kn %.6g m" % (R - b["z"], d0))
+
+# 1b. the same rest with law hertz_mindlin (every law that takes sphere-plane geometry takes
+# sphere-mesh contacts): reaction -m g, overlap from Hertz, F = 4/3 E* sqrt(R) delta^(3/2)
+# (001 eq. (19)-(20); wall of the same material, E* = E / (2 (1 - nu^2)))
+E, nu = 1.0e7, 0.25
+Es = E / (2 * (1 - nu * nu))
+dh = (W / (4.0 / 3.0 * Es * math.sqrt(R))) ** (2.0 / 3.0)
+yh = write(os.path.join(tmp, "rest_hertz.yaml"), (HEAD % 200).replace(
+    "glass: {density: 2500}", "glass: {density: 2500, youngs_modulus: 1.0e7, poisson_ratio: 0.25, restitution: 0.3, friction: 0.5}").replace(
+    "{pair: default, law: hooke, params: {kn: 1.0e4, gamma_n: 200, mu: 0.5}}", "{pair: default, law: hertz_mindlin}") + """bodies:
+  - {shape: bead, material: glass, list: [{x: [0.0013, 0.0021, 0.0051]}]}
+walls:
+  - {type: mesh, point: [0, 0, 0], material: glass, name: floor, file: floor.stl}
+integrator: {type: verlet, dt: 2.0e-6}
+run: {end_time: 0.1}
+output: {thermo_every: 1000, vtk_every: 0}
+""")
+if dc.run("rest on mesh floor, hertz_mindlin", yh, os.path.join(tmp, "rest_hertz")):
+    w = dc.read_csv(os.path.join(tmp, "rest_hertz", "walls.csv"))[-1]
+    dc.check("rest (hertz_mindlin): floor reaction fz = -m g", abs(w["fz"] + W) / W, 1e-6, "fz %.12g N" % w["fz"])
+    b = dc.read_csv(os.path.join(tmp, "rest_hertz", "bodies_final.csv"))[0]
+    dc.check("rest (hertz_mindlin): overlap = (3 m g / (4 E* sqrt(R)))^(2/3)", abs((R - b["z"]) / dh - 1), 1e-4, "overlap %.6g m, Hertz %.6g m" % (R - b["z"], dh))
+
+# 1c. a moving mesh wall: the floor slides at U = 0.1 m/s under a sphere at rest (a conveyor
+# belt): friction makes it roll on the belt; angular momentum about the contact point is kept,
+# so it ends at v = 2 U / 7 (rolling without slip relative to the belt: v - w r = U)
+U = 0.1
+ym = write(os.path.join(tmp, "belt.yaml"), (HEAD % 200) + """bodies:
+  - {shape: bead, material: glass, list: [{x: [0.0013, 0.0021, %r]}]}
+walls:
+  - {type: mesh, point: [-0.02, 0, 0], material: glass, name: belt, file: floor.stl, velocity: [%r, 0, 0]}
+integrator: {type: verlet, dt: 1.0e-5}
+run: {end_time: 0.2}
+output: {thermo_every: 1000, vtk_every: 0}
+""" % (R - d0, U))
+if dc.run("sphere on a moving mesh wall", ym, os.path.join(tmp, "belt")):
+    b = dc.read_csv(os.path.join(tmp, "belt", "bodies_final.csv"))[0]
+    dc.check("belt: the sphere ends at v = 2 U / 7", abs(b["vx"] / (2 * U / 7) - 1), 1e-3, "vx %.6g m/s" % b["vx"])
+    dc.check("belt: rolling without slip on the belt, v - w r = U", abs((b["vx"] - b["wy"] * R) / U - 1), 1e-3, "w %.6g 1/s" % b["wy"])
 
 # 2. rolling over internal edges of a Gmsh-meshed floor, and the same on a plane wall
 v = (0.3, 0.2)
@@ -175,6 +221,13 @@ cases = [
     ("unknown occ solid", "{type: mesh, point: [0, 0, 0], material: glass, occ: [{torus: {r: 1}}]}", ":13:", "unknown key 'torus'; allowed: box, cylinder, cone, sphere"),
     ("file and occ both", "{type: mesh, point: [0, 0, 0], material: glass, file: floor.stl, occ: [{sphere: {centre: [0, 0, 0], radius: 1}}]}", ":13:", "exactly one of file"),
     ("negative cylinder radius", "{type: mesh, point: [0, 0, 0], material: glass, occ: [{cylinder: {base: [0, 0, 0], axis: [0, 0, 1], radius: -1}}]}", ":13:", "radius must be > 0"),
+]
+for tag, kw in (("open", {"drop": True}), ("nonmanifold", {"extra": True}), ("inverted", {"flip": True})):
+    stl_box(os.path.join(tmp, tag + ".stl"), (-0.04, -0.04, -0.01), (0.04, 0.04, 0.0), **kw)
+cases += [
+    ("closed: true, open STL", "{type: mesh, point: [0, 0, 0], material: glass, file: open.stl, closed: true}", ":13:", "open surface: edge"),
+    ("closed: true, non-manifold STL", "{type: mesh, point: [0, 0, 0], material: glass, file: nonmanifold.stl, closed: true}", ":13:", "non-manifold edge"),
+    ("closed: true, inverted STL", "{type: mesh, point: [0, 0, 0], material: glass, file: inverted.stl, closed: true}", ":13:", "inverted surface"),
 ]
 for name, wall, loc, msg in cases:
     y = write(os.path.join(tmp, "bad.yaml"), base % wall)

@@ -4,8 +4,8 @@
 #   - configuration errors name file:line:col (an unknown key, an mpi.grid whose product is not
 #     the number of ranks, initial overlaps), printed once, exit status 1;
 #   - what does not run on several ranks yet is refused with one message naming it: the
-#     integrators that are not MPI-correct (trapezoid and variational here; cd and newmark
-#     take the same path: ig->mpi unset), loads;
+#     integrators that are not MPI-correct (variational here; trapezoid, cd and newmark
+#     take the same path: ig->mpi unset), shapes other than spheres and planes, loads;
 #   - a run-time failure on rank 1 only (a NaN velocity injected into a body rank 1 owns,
 #     MMDEM_DEBUG_NAN_STEP) stops both ranks with the diagnosis naming that body, once,
 #     instead of leaving rank 0 waiting;
@@ -49,9 +49,11 @@ printf 'mpi: {grid: [3, 1, 1]}\n' | cat base.yaml - > grid.yaml
 expect "mpi.grid product" "grid.yaml:[0-9]*:[0-9]*: mpi.grid: mpi.grid \[3, 1, 1\] needs 3 ranks, this run has 2" run grid.yaml --out o
 sed 's/x: \[0.015, 0.005, 0.005\]/x: [0.0055, 0.005, 0.005]/' base.yaml > overlap.yaml
 expect "initial overlap" "overlap.yaml:[0-9]*:[0-9]*: bodies\[0\].list\[1\]: bodies 0 and 1 overlap at the start" run overlap.yaml --out o
-for ig in trapezoid variational; do
+for ig in variational; do
   expect "integrator $ig refused" "integrator $ig does not run on more than one MPI rank" run base.yaml --out o --set integrator.type=$ig
 done
+sed 's/  bead: {type: sphere, radius: 0.001}/  bead: {type: superquadric, half_axes: [0.001, 0.001, 0.0008], blockiness: [4, 4]}/' base.yaml > sq.yaml
+expect "superquadrics refused" "shape 'bead' (superquadric): only spheres and plane walls run on more than one MPI rank" run sq.yaml --out o
 printf 'loads:\n  - {bodies: [0], force: [0.001, 0, 0]}\n' | cat base.yaml - > loads.yaml
 expect "loads refused" "loads: not supported on more than one MPI rank" run loads.yaml --out o
 MMDEM_DEBUG_NAN_STEP=50 MMDEM_DEBUG_NAN_BODY=1 expect "failure on rank 1 only" "no longer finite at step 50 (t = .*): body 1 " run base.yaml --out o

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-timeout: 1500
 # sanitize.sh - AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer inside `make test`
 # (CI runs exactly `make deps` and `make test`). Builds mmdem with SANITIZE=address,undefined into
 # its own directory ($BUILD-address-undefined, the directory `make test SANITIZE=address,undefined`

@@ -5,7 +5,8 @@
 #   config      a run description (YAML) through DemConfigLoad + DemSimSetFromConfig + SetUp
 #   csv         a bodies file (`file:` of a body set) through a fixed run description
 #   checkpoint  a checkpoint through the restart's checks, restore and 3 steps
-# (STL/mesh import does not exist yet: no target.) Seeds: tests/fuzz/corpus/<target> and the
+#   stl         a triangulated surface through the Gmsh import and its checks (src/core/trimesh.c)
+# Seeds: tests/fuzz/corpus/<target> and the
 # regressions in tests/fuzz/regressions; the corpus grown by a run stays in
 # $FUZZ_BUILD/corpus-<target>. A crash, leak, timeout or sanitizer report leaves its input in
 # $FUZZ_BUILD/artifacts and fails the target; fix it, then copy the input to

@@ -13,7 +13,8 @@
       refuses it, naming "open surface");
     - errors naming the fault: open (a triangle removed), non-manifold (a third triangle on an
       edge), inconsistent orientation (one triangle flipped), inverted (all flipped), missing
-      file, unknown extension;
+      file, unknown extension, an STL with only a degenerate triangle (a fuzz finding that
+      leaked; tests/fuzz/regressions/stl-degenerate-leak.stl);
     - DemTriMeshOrient repairs the flipped and inverted boxes (then the checks pass).
 */
 #include "trimesh.h"
@@ -144,6 +145,9 @@ int main(int argc, char **argv)
   PetscCall(DemTriMeshDestroy(&m));
   ExpectError("missing file refused", TRY(DemTriMeshLoadFile("/nonexistent/part.stl", 1, &m)), "cannot read the file");
   ExpectError("unknown extension refused", TRY(DemTriMeshLoadFile(bad, 1, &m)), "unknown file type");
+  /* fuzz finding (make fuzz, target stl): an STL whose only triangle is degenerate leaked the
+     vertex arrays on the "no triangles" error; run from the repository root (tests/run.sh) */
+  ExpectError("regression stl-degenerate-leak.stl: no triangles, refused", TRY(DemTriMeshLoadFile("tests/fuzz/regressions/stl-degenerate-leak.stl", 1, &m)), "no triangles");
 
   /* OCC box -> STEP and .msh files -> read back */
   {

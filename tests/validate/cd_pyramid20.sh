@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-timeout: 3600
 # Cannonball pyramid of 004 section 8.2 at full size (20 spheres per base edge, 2870 spheres),
 # for uniform Hooke, uniform Hertz and two-species Hooke (E1/E0 = 5): compatible CD vs
 # mmdem's own penalty DEM (verlet) through the floor reactions (004 Table 1), within 1e-4;

@@ -13,13 +13,17 @@ start on a 6 x 6 lattice (spacing 6.5 mm, random offsets of up to 0.4 mm and ran
 orientations, seeded) in a 4 x 4 cm square container of four plane walls standing on the plate
 at the centre of a 0.3 x 0.3 m domain; they settle in it for 0.4 s, the walls are removed
 (remove_at), and the column slumps into a heap, at rest after another 0.8 s (checked:
-kinetic energy).
+kinetic energy). Four walls at the edges of the plate keep bodies that roll away in the domain
+(spheres without rolling resistance roll on for ever: without them a sphere left the domain at
+0.77 s and the run stopped).
 
 Angle of repose, from bodies_final.csv: the top of the heap at radius r from the heap axis
 (the mean x, y of the bodies) is the highest body top (z + its extent upwards; the bounding
 radius for a superquadric is replaced by its exact extreme point in +z, from its orientation)
-in rings of 2 mm; the angle is atan of minus the slope of a least-squares line through the ring
-tops between 25 % and 85 % of the heap radius (the apex and the toe excluded).
+in rings of 2 mm; the heap radius is where, going out from the axis, the ring tops first drop
+below 3 mm (a body lying on the plate; bodies scattered beyond are ignored); the angle is atan
+of minus the slope of a least-squares line through the ring tops between 25 % and 85 % of the
+heap radius (the apex and the toe excluded).
 Checked: superquadric heap angle within 40 +- 4 deg (002); and steeper than the spheres'
 (printed, with 002's 31 deg for reference).
 """
@@ -54,6 +58,10 @@ walls:
   - {{type: plane, point: [{x1}, 0, 0], normal: [-1, 0, 0], material: grain, remove_at: {tr}}}
   - {{type: plane, point: [0, {x0}, 0], normal: [0, 1, 0], material: grain, remove_at: {tr}}}
   - {{type: plane, point: [0, {x1}, 0], normal: [0, -1, 0], material: grain, remove_at: {tr}}}
+  - {{type: plane, point: [0, 0, 0], normal: [1, 0, 0], material: grain}}
+  - {{type: plane, point: [{H}, 0, 0], normal: [-1, 0, 0], material: grain}}
+  - {{type: plane, point: [0, 0, 0], normal: [0, 1, 0], material: grain}}
+  - {{type: plane, point: [0, {H}, 0], normal: [0, -1, 0], material: grain}}
 integrator: {{type: verlet, dt: 1.0e-5}}
 run: {{end_time: {te}}}
 output: {{thermo_every: 2000, vtk_every: 0.1}}
@@ -106,9 +114,16 @@ def angle(final, top):
         zt = r["z"] + top(r)
         k = int(rr / 0.002)
         ring[k] = max(ring.get(k, 0.0), zt)
-    rmax = max(k for k in ring if ring[k] > 0.003) * 0.002
+    # the heap's edge: walking out from the axis, the first ring whose top is below 3 mm (about
+    # one body lying on the plate); a few bodies scattered far out must not stretch the fit
+    k, kmax = 0, max(ring)
+    while k <= kmax and ring.get(k, 1.0) > 0.003:   # an empty ring (near the axis) does not end it
+        k += 1
+    rmax = k * 0.002
     pts = [((k + 0.5) * 0.002, z) for k, z in ring.items() if 0.25 * rmax <= (k + 0.5) * 0.002 <= 0.85 * rmax]
     n = len(pts)
+    if n < 2:   # no heap (the bodies spread into a single layer): angle 0
+        return 0.0, rmax, n
     sx = sum(p[0] for p in pts); sy = sum(p[1] for p in pts)
     sxx = sum(p[0] ** 2 for p in pts); sxy = sum(p[0] * p[1] for p in pts)
     slope = (n * sxy - sx * sy) / (n * sxx - sx * sx)

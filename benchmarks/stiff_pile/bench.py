@@ -1,0 +1,93 @@
+"""benchmarks/stiff_pile: time to rest of N stiff glass spheres (E = 63 GPa, Hertz-Mindlin,
+restitution 0.3, friction 0.5, r = 1 mm) poured onto a floor, integrator newmark (adaptive,
+implicit, 000) against verlet at its stable dt (issue 5; goal: newmark >= 3x faster to rest).
+
+Time to rest: the first thermo row from which ke_trans + ke_rot stays below 1e-8 of its peak;
+its wall_s column is the wall time to rest (thermo.csv's wall clock since the start of the run),
+its step column the step count; newton_total (newmark) the Newton iterations up to it.
+Runs: verlet with dt = dt_fraction * tc (dt: auto; default 0.2 tc, where tc is mmdem's shortest
+collision time); newmark with beta 0.3025, gamma 0.6 (numerical damping of the contact modes
+that a step far above tc cannot resolve), starting at dt = tc, growing up to dt_max = 50 x the
+explicit critical dt (2 tc / pi). A run that does not reach rest before end_time reports "--".
+
+Usage: /usr/bin/python3 benchmarks/stiff_pile/bench.py [--n 2000] [--end 1.0] [--mmdem build/mmdem]
+       [--only verlet|newmark] [--fraction 0.2]
+Writes benchmarks/stiff_pile/results.txt (the table printed).
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+ap = argparse.ArgumentParser()
+ap.add_argument("--n", type=int, default=2000)
+ap.add_argument("--end", type=float, default=1.0)
+ap.add_argument("--mmdem", default=os.path.join(here, "..", "..", "build", "mmdem"))
+ap.add_argument("--only", default="")
+ap.add_argument("--fraction", type=float, default=0.2)
+ap.add_argument("--keep", default="")
+a = ap.parse_args()
+
+R = 0.001
+# box: about 10 x 10 spheres per layer of a loose random fill, 3 diameters of height per layer
+L = 2 * R * max(3, round(math.sqrt(a.n / 4.0)))
+layers = a.n / ((L / (2 * R)) ** 2) * 2.0
+H0 = 0.0011 + layers * 2 * R * 1.2
+H = H0 + 0.01
+tmp = a.keep or tempfile.mkdtemp()
+os.makedirs(tmp, exist_ok=True)
+
+
+def write(name, integ, every):
+    s = open(os.path.join(here, "stiff_pile.yaml.in")).read()
+    for k, v in (("@L@", repr(L)), ("@H@", repr(H)), ("@H0@", repr(H0)), ("@N@", str(a.n)), ("@INTEG@", integ),
+                 ("@T@", repr(a.end)), ("@EVERY@", str(every))):
+        s = s.replace(k, v)
+    p = os.path.join(tmp, name + ".yaml")
+    open(p, "w").write(s)
+    return p
+
+
+chk = subprocess.run([a.mmdem, "check", write("check", "{type: verlet, dt: auto, dt_fraction: 0.1}", 100)],
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+m = re.search(r"shortest collision time tc = ([0-9.eE+-]+)", chk.stdout)
+if not m:
+    sys.exit("mmdem check failed: " + chk.stdout[-500:])
+tc = float(m.group(1))
+dtc = 2 * tc / math.pi
+runs = [("verlet", "{type: verlet, dt: auto, dt_fraction: %r}" % a.fraction, 200),
+        ("newmark", "{type: newmark, dt: %r, dt_max: %r, beta: 0.3025, gamma: 0.6}" % (tc, 50 * dtc), 5)]
+rows = []
+for name, integ, every in runs:
+    if a.only and a.only != name:
+        continue
+    out = os.path.join(tmp, name)
+    y = write(name, integ, every)
+    p = subprocess.run([a.mmdem, "run", y, "--out", out, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    th = list(csv.DictReader(open(os.path.join(out, "thermo.csv"))))
+    ke = [float(r["ke_trans"]) + float(r["ke_rot"]) for r in th]
+    peak = max(ke)
+    rest = None
+    for k in range(len(th)):
+        if all(x < 1e-8 * peak for x in ke[k:]):
+            rest = k
+            break
+    last = th[-1]
+    if rest is None or (p.returncode != 0):
+        rows.append((name, "--", last["step"], last.get("newton_total", "-"), last["wall_s"], last["time"], p.returncode))
+    else:
+        r = th[rest]
+        rows.append((name, r["wall_s"], r["step"], r.get("newton_total", "-"), last["wall_s"], r["time"], p.returncode))
+lines = ["stiff_pile: N = %d spheres, tc = %.4g s, explicit critical dt 2 tc/pi = %.4g s, end_time %g s" % (a.n, tc, dtc, a.end),
+         "%-8s %14s %10s %12s %12s %12s %5s" % ("integ", "wall_to_rest_s", "steps", "newton_its", "wall_total_s", "t_rest_s", "exit")]
+for r in rows:
+    lines.append("%-8s %14s %10s %12s %12s %12s %5s" % r)
+if len(rows) == 2 and rows[0][1] != "--" and rows[1][1] != "--":
+    lines.append("speed-up newmark / verlet (wall to rest): %.2f (goal >= 3)" % (float(rows[0][1]) / float(rows[1][1])))
+print("\n".join(lines))
+open(os.path.join(here, "results.txt"), "w").write("\n".join(lines) + "\n")
