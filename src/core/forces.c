@@ -10,13 +10,12 @@
 */
 #include "demimpl.h"
 
-static PetscErrorCode DemForcesReserve(DemSim sim, PetscInt n)
+/* frees the per-contact force columns */
+static PetscErrorCode DemForcesFreeColumns(DemSim sim)
 {
   DemContactForces *cf = &sim->cf;
 
   PetscFunctionBegin;
-  if (n <= sim->cfcap) PetscFunctionReturn(PETSC_SUCCESS);
-  n = PetscMax(n, 2 * sim->cfcap);
   PetscCall(PetscFree(cf->fn));
   PetscCall(PetscFree(cf->ft));
   PetscCall(PetscFree(cf->dfn_dgap));
@@ -30,6 +29,18 @@ static PetscErrorCode DemForcesReserve(DemSim sim, PetscInt n)
   PetscCall(PetscFree(sim->vrel));
   PetscCall(PetscFree(sim->meff));
   PetscCall(PetscFree(sim->order));
+  sim->cfcap = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemForcesReserve(DemSim sim, PetscInt n)
+{
+  DemContactForces *cf = &sim->cf;
+
+  PetscFunctionBegin;
+  if (n <= sim->cfcap) PetscFunctionReturn(PETSC_SUCCESS);
+  n = PetscMax(n, 2 * sim->cfcap);
+  PetscCall(DemForcesFreeColumns(sim));
   PetscCall(PetscMalloc1(n, &cf->fn));
   PetscCall(PetscMalloc1(3 * n, &cf->ft));
   PetscCall(PetscMalloc1(n, &cf->dfn_dgap));
@@ -51,24 +62,9 @@ static PetscErrorCode DemForcesReserve(DemSim sim, PetscInt n)
    DemContactListReserve) */
 static PetscErrorCode DemForcesRelease(DemSim sim)
 {
-  DemContactForces *cf = &sim->cf;
-
   PetscFunctionBegin;
   PetscCall(DemContactListFree(&sim->cl));
-  PetscCall(PetscFree(cf->fn));
-  PetscCall(PetscFree(cf->ft));
-  PetscCall(PetscFree(cf->dfn_dgap));
-  PetscCall(PetscFree(cf->cn));
-  PetscCall(PetscFree(cf->kt));
-  PetscCall(PetscFree(cf->energy));
-  PetscCall(PetscFree(cf->dissip));
-  PetscCall(PetscFree(cf->slip));
-  PetscCall(PetscFree(cf->fdamp));
-  PetscCall(PetscFree(cf->eslip));
-  PetscCall(PetscFree(sim->vrel));
-  PetscCall(PetscFree(sim->meff));
-  PetscCall(PetscFree(sim->order));
-  sim->cfcap = 0;
+  PetscCall(DemForcesFreeColumns(sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

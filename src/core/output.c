@@ -62,7 +62,7 @@ static PetscErrorCode DemOpenCSVRun(DemSim sim, const char name[], const char he
 static const char *DemVtkExt(DemSim sim, const char kind[], PetscInt s)
 {
   const char *ext = sim->size > 1 ? "pvtp" : "vtp", *other = sim->size > 1 ? "vtp" : "pvtp";
-  char        path[PETSC_MAX_PATH_LEN];
+  char        path[2 * PETSC_MAX_PATH_LEN]; /* out.dir is at most PETSC_MAX_PATH_LEN */
   if (!sim->restart[0]) return ext;
   snprintf(path, sizeof(path), "%s/vtk/%s_%06" PetscInt_FMT ".%s", sim->out.dir, kind, s, ext);
   if (access(path, F_OK) == 0) return ext;

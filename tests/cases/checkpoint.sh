@@ -22,23 +22,8 @@
 #     checkpoint method; one without gets a warning at restart (reported, with whether the
 #     result happened to match).
 set -u
-M=${MMDEM:-build/mmdem}
-case $M in /*) ;; *) M=$PWD/$M ;; esac
-PY=${PY:-/usr/bin/python3}
 Y=$PWD/tests/cases/checkpoint.yaml
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1: $2"; }
-
-# strips the wall_s column of a thermo.csv
-nowall() {
-  local col
-  col=$(head -n 1 "$1" | tr , '\n' | grep -nx wall_s | cut -d: -f1)
-  cut --complement -d, -f"$col" "$1"
-}
+. tests/tools/case_lib.sh
 
 # same_output A B WHAT: B's files equal A's (thermo without wall_s)
 same_output() {

@@ -12,19 +12,8 @@
 # oscillation amplitude is about v / omega_B = 0.5 / 6180 = 8e-5 m; without the bond,
 # --set bonds.threshold=1e-30, body 0 leaves at 0.49 m/s and the gap is 0.92 mm at the end).
 set -u
-M=${MMDEM:-build/mmdem}
-case $M in /*) ;; *) M=$PWD/$M ;; esac
 Y=$PWD/tests/cases/val_variational_bond.yaml
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1: $2"; }
-nowall() {
-  local col
-  col=$(head -n 1 "$1" | tr , '\n' | grep -nx wall_s | cut -d: -f1)
-  cut --complement -d, -f"$col" "$1"
-}
+. tests/tools/case_lib.sh
 # distance of bodies 0 and 1 at the end, minus d = 0.01 m, from bodies_final.csv
 stretch() {
   awk -F, 'NR > 1 && $1 == 0 {x0 = $4; y0 = $5; z0 = $6} NR > 1 && $1 == 1 {x1 = $4; y1 = $5; z1 = $6}

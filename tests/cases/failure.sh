@@ -25,23 +25,9 @@
 #     is an error at its location;
 #   - without a domain: key bodies may fly anywhere.
 set -u
-M=${MMDEM:-build/mmdem}
-case $M in /*) ;; *) M=$PWD/$M ;; esac
-PY=${PY:-/usr/bin/python3}
-R=$PWD
-Y=$R/tests/cases/checkpoint.yaml
-D=$R/tests/cases/failure_diverge.yaml
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1: $2"; }
-nowall() {
-  local col
-  col=$(head -n 1 "$1" | tr , '\n' | grep -nx wall_s | cut -d: -f1)
-  cut --complement -d, -f"$col" "$1"
-}
+Y=$PWD/tests/cases/checkpoint.yaml
+D=$PWD/tests/cases/failure_diverge.yaml
+. tests/tools/case_lib.sh
 # expect NAME RC GOT LOG TEXT...: exit status, each TEXT in LOG, and the error printed once
 expect() {
   local name=$1 want=$2 got=$3 log=$4
