@@ -867,12 +867,12 @@ PetscErrorCode DemCompareRun(const char file[], const DemCompareOptions *co)
   }
   PetscCall(DemMkdirP_Private(dir));
   {
-    PetscInt ntodo = 0, ndone = 0, running = 0, next = 0;
-    for (PetscInt r = 0; r < nrun; r++) ntodo += runs[r].state == DEM_RUN_PENDING;
-    if (!co->quiet) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compare: %" PetscInt_FMT " variant%s x %" PetscInt_FMT " time step%s: %" PetscInt_FMT " run%s (%" PetscInt_FMT " at a time) into %s\n", nv, nv == 1 ? "" : "s", PetscMax(ndt, 1), PetscMax(ndt, 1) == 1 ? "" : "s", ntodo, ntodo == 1 ? "" : "s", jobs, dir));
+    PetscInt npending = 0, ndone = 0, running = 0, next = 0;
+    for (PetscInt r = 0; r < nrun; r++) npending += runs[r].state == DEM_RUN_PENDING;
+    if (!co->quiet) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compare: %" PetscInt_FMT " variant%s x %" PetscInt_FMT " time step%s: %" PetscInt_FMT " run%s (%" PetscInt_FMT " at a time) into %s\n", nv, nv == 1 ? "" : "s", PetscMax(ndt, 1), PetscMax(ndt, 1) == 1 ? "" : "s", npending, npending == 1 ? "" : "s", jobs, dir));
     for (PetscInt r = 0; r < nrun && !co->quiet; r++)
       if (runs[r].state == DEM_RUN_SKIPPED && runs[r].k <= 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compare: %s: %s\n", var[runs[r].v].name, runs[r].note));
-    while (ndone < ntodo) {
+    while (ndone < npending) {
       int   st;
       pid_t pid;
       while (running < jobs && next < nrun) {
@@ -894,8 +894,8 @@ PetscErrorCode DemCompareRun(const char file[], const DemCompareOptions *co)
           if (!co->quiet) {
             char dts_[64] = "";
             if (isfinite(run->dt)) PetscCall(PetscSNPrintf(dts_, sizeof(dts_), " dt %.4g s", run->dt));
-            if (run->state == DEM_RUN_OK) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compare: [%" PetscInt_FMT "/%" PetscInt_FMT "] %s%s: ok, %.0f steps, energy error %.3g (%.2f s)\n", ndone, ntodo, run->rel, dts_, run->steps, run->eerr, DemNow() - run->t0));
-            else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compare: [%" PetscInt_FMT "/%" PetscInt_FMT "] %s: %s\n", ndone, ntodo, run->rel, run->note));
+            if (run->state == DEM_RUN_OK) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compare: [%" PetscInt_FMT "/%" PetscInt_FMT "] %s%s: ok, %.0f steps, energy error %.3g (%.2f s)\n", ndone, npending, run->rel, dts_, run->steps, run->eerr, DemNow() - run->t0));
+            else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compare: [%" PetscInt_FMT "/%" PetscInt_FMT "] %s: %s\n", ndone, npending, run->rel, run->note));
           }
         }
         continue;

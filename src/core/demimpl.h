@@ -312,6 +312,7 @@ PETSC_EXTERN PetscErrorCode DemOutputStep_Private(DemSim, PetscBool force_vtk);
 PETSC_EXTERN PetscErrorCode DemOutputClose_Private(DemSim);
 PETSC_EXTERN PetscBool      DemOutputVTKDue_Private(DemSim, PetscReal t, PetscBool last);
 PETSC_EXTERN PetscErrorCode DemCriticalDt_Private(DemSim, PetscReal *tc);
+PETSC_EXTERN PetscErrorCode DemShortestCollision_Private(DemSim, PetscReal *tc, PetscInt *ma, PetscInt *mb, PetscReal *vchar);
 
 /* ---- registry internals ---- */
 PETSC_EXTERN PetscErrorCode DemColliderGet_Private(DemShapeKind a, DemShapeKind b, DemCollideFn *fn, PetscBool *swapped);

@@ -79,34 +79,6 @@ static PetscInt DemEnvInt(const char name[], PetscInt def)
 
 /* ---------------------------------------------------------------- time step */
 
-/* the collision time of each material pair present, as DemCriticalDt_Private computes it;
-   the shortest with its law and pair */
-static PetscErrorCode DemShortestCollision(DemSim sim, PetscReal *tc, PetscInt *ma_out, PetscInt *mb_out, PetscReal *vchar_out)
-{
-  DemBodyStore *bs = &sim->bodies;
-  PetscReal     vchar = 0.1, hgt = 0, gm;
-
-  PetscFunctionBegin;
-  *tc = PETSC_MAX_REAL, *ma_out = *mb_out = -1;
-  gm  = PetscSqrtReal(sim->gravity[0] * sim->gravity[0] + sim->gravity[1] * sim->gravity[1] + sim->gravity[2] * sim->gravity[2]);
-  for (int d = 0; d < 3; d++) hgt = PetscMax(hgt, sim->hi[d] - sim->lo[d]);
-  vchar = PetscMax(vchar, PetscSqrtReal(2 * gm * hgt));
-  for (PetscInt i = 0; i < bs->n; i++) vchar = PetscMax(vchar, 2 * PetscSqrtReal(bs->v[3 * i] * bs->v[3 * i] + bs->v[3 * i + 1] * bs->v[3 * i + 1] + bs->v[3 * i + 2] * bs->v[3 * i + 2]));
-  for (PetscInt ma = 0; ma < sim->nmat; ma++) {
-    PetscReal mmin = PETSC_MAX_REAL, rmin = PETSC_MAX_REAL;
-    for (PetscInt i = 0; i < bs->n; i++)
-      if (bs->material[i] == ma && bs->inv_m[i] > 0) mmin = PetscMin(mmin, bs->m[i]), rmin = PetscMin(rmin, bs->radius[i]);
-    if (mmin == PETSC_MAX_REAL) continue;
-    for (PetscInt mb = 0; mb < sim->nmat; mb++) {
-      PetscReal t;
-      PetscCall(DemContactLawCriticalDt(sim->laws[sim->pairlaw[ma * sim->nmat + mb]], 0.5 * mmin, 0.5 * rmin, vchar, &t));
-      if (t < *tc) *tc = t, *ma_out = ma, *mb_out = mb;
-    }
-  }
-  *vchar_out = vchar;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /*
   DemGuardCheckTimeStep_Private - at set-up, after dt is chosen: dt above the shortest
   collision time is refused for explicit integrators (they are unstable from about 0.64 tc
@@ -122,7 +94,7 @@ PetscErrorCode DemGuardCheckTimeStep_Private(DemSim sim)
   PetscFunctionBegin;
   if (!sim->integ || sim->integ->stability == DEM_INTEGRATOR_IMPLICIT) PetscFunctionReturn(PETSC_SUCCESS);
   if (!(sim->tc_min < PETSC_MAX_REAL) || !(sim->dt > sim->tc_min)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DemShortestCollision(sim, &tc, &ma, &mb, &vchar));
+  PetscCall(DemShortestCollision_Private(sim, &tc, &ma, &mb, &vchar));
   if (ma < 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscSNPrintf(what, sizeof(what), "dt = %g s exceeds the shortest collision time tc = %g s (law %s between materials %s and %s, smallest bodies, impact speed %g m/s)", (double)sim->dt, (double)sim->tc_min, sim->laws[sim->pairlaw[ma * sim->nmat + mb]]->type_name, sim->mat[ma].name, sim->mat[mb].name, (double)vchar));
   if (sim->root) PetscCall(DemNodeGet(sim->root, "integrator", &in));

@@ -1053,22 +1053,20 @@ PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* shortest collision time over the material pairs present, for the smallest bodies */
-PetscErrorCode DemCriticalDt_Private(DemSim sim, PetscReal *tc)
+/* shortest collision time over the material pairs present, for the smallest mobile body of each
+   material against the smallest of each other (or a wall), with the pair and the characteristic
+   speed used (guard.c names them in its time-step diagnosis) */
+PetscErrorCode DemShortestCollision_Private(DemSim sim, PetscReal *tc, PetscInt *ma_out, PetscInt *mb_out, PetscReal *vchar_out)
 {
   DemBodyStore *bs = &sim->bodies;
   PetscReal     vchar = 0.1, hgt = 0, gm;
 
   PetscFunctionBegin;
-  *tc = PETSC_MAX_REAL;
+  *tc = PETSC_MAX_REAL, *ma_out = *mb_out = -1;
   gm  = PetscSqrtReal(sim->gravity[0] * sim->gravity[0] + sim->gravity[1] * sim->gravity[1] + sim->gravity[2] * sim->gravity[2]);
   for (int d = 0; d < 3; d++) hgt = PetscMax(hgt, sim->hi[d] - sim->lo[d]);
   vchar = PetscMax(vchar, PetscSqrtReal(2 * gm * hgt));
-  for (PetscInt i = 0; i < bs->n; i++) {
-    PetscReal v = PetscSqrtReal(bs->v[3 * i] * bs->v[3 * i] + bs->v[3 * i + 1] * bs->v[3 * i + 1] + bs->v[3 * i + 2] * bs->v[3 * i + 2]);
-    vchar       = PetscMax(vchar, 2 * v);
-  }
-  /* smallest mobile body of each material against the smallest of each other (or a wall) */
+  for (PetscInt i = 0; i < bs->n; i++) vchar = PetscMax(vchar, 2 * PetscSqrtReal(bs->v[3 * i] * bs->v[3 * i] + bs->v[3 * i + 1] * bs->v[3 * i + 1] + bs->v[3 * i + 2] * bs->v[3 * i + 2]));
   for (PetscInt ma = 0; ma < sim->nmat; ma++) {
     PetscReal mmin = PETSC_MAX_REAL, rmin = PETSC_MAX_REAL;
     for (PetscInt i = 0; i < bs->n; i++)
@@ -1077,9 +1075,20 @@ PetscErrorCode DemCriticalDt_Private(DemSim sim, PetscReal *tc)
     for (PetscInt mb = 0; mb < sim->nmat; mb++) {
       PetscReal t;
       PetscCall(DemContactLawCriticalDt(sim->laws[sim->pairlaw[ma * sim->nmat + mb]], 0.5 * mmin, 0.5 * rmin, vchar, &t));
-      *tc = PetscMin(*tc, t);
+      if (t < *tc) *tc = t, *ma_out = ma, *mb_out = mb;
     }
   }
+  *vchar_out = vchar;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemCriticalDt_Private(DemSim sim, PetscReal *tc)
+{
+  PetscInt  ma, mb;
+  PetscReal vchar;
+
+  PetscFunctionBegin;
+  PetscCall(DemShortestCollision_Private(sim, tc, &ma, &mb, &vchar));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
