@@ -102,7 +102,7 @@ static PetscErrorCode DemContactLawDestroy_Hooke(DemContactLaw law)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(((DemContactLaw_Hooke *)law->data)->touch)); /* fused kernel scratch */
-  PetscCall(PetscFree(((DemContactLaw_Hooke *)law->data)->prev));
+  PetscCall(PetscFree(((DemContactLaw_Hooke *)law->data)->was));
   PetscCall(PetscFree(law->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

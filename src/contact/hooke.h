@@ -10,12 +10,14 @@ typedef struct {
   PetscReal kn, kt, gamma_n, gamma_t, zeta, mu_s, mu_d;
   PetscBool from_e;      /* gamma_n = 2 zeta sqrt(kn/m) per contact */
   PetscBool has_gamma_t; /* else gamma_t = gamma_n / 2 */
-  /* the fused kernel's sphere/sphere pairs: those touching at this evaluation (touch) and at
-     the last committed one (prev, valid for the list, step and history array recorded), so
-     that only the pairs that came apart need their history cleared (hooke_fused.c) */
-  PetscInt  *touch, touchcap, *prev, nprev, prevcap;
-  PetscBool  prev_valid;
-  PetscInt   prev_step, prev_builds, prev_npair, prev_pair0;
+  /* the fused kernel's sphere/sphere pairs: those touching at this evaluation (touch), and one
+     byte per pair telling whether it touched at the last committed evaluation (was, valid for
+     the list, step and history array recorded), so that only the pairs that came apart need
+     their history cleared (hooke_fused.c) */
+  PetscInt      *touch, touchcap;
+  unsigned char *was;
+  PetscBool      prev_valid;
+  PetscInt       prev_step, prev_builds, prev_npair, prev_pair0;
   PetscReal *prev_hist;
 } DemContactLaw_Hooke;
 

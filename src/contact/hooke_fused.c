@@ -27,12 +27,14 @@ typedef struct {
   The sphere/sphere pairs [0, npair) of a group, in two passes: a tight filter that collects
   the touching pairs into touch[] (branch-free), then the contacts themselves. Most candidate
   pairs of a packed bed do not touch, and the filter keeps their cost to a distance test.
-  History of the pairs that do not touch must be zero after a committed evaluation: the filter
-  clears it for every such pair (reset) unless the touching pairs of the last committed
-  evaluation of the same list are known; then only those of them that came apart are cleared
-  (DemHookeFusedForget), and the filter does not touch the history at all.
+  History of the pairs that do not touch must be zero after a committed evaluation. The filter
+  keeps one byte per pair, was[k]: the pair touched at the last committed evaluation of the
+  same list. When those bytes are known (`known`), only a pair that came apart (was[k] set, not
+  touching now; rare, so the branch is predictable) has its history cleared; otherwise (first
+  evaluation after a build or a restart) every non-touching pair's history is cleared (reset).
+  Only committed evaluations (`commit`) clear history or update was[].
 */
-static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, const int reset, const int periodic)
+static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic)
 {
   PetscInt nt = 0;
 
@@ -48,29 +50,21 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscI
     in        = d0 * d0 + d1 * d1 + d2 * d2 < rs * rs;
     touch[nt] = k;
     nt += in;
-    if (reset) { /* not touching: the pair forgets its history (x 0; x 1 keeps it exactly) */
-      PetscReal *restrict h = hist + DEM_FRICTION_HISTSIZE * k;
-      const PetscReal keep = in ? 1.0 : 0.0;
-      h[0] *= keep, h[1] *= keep, h[2] *= keep, h[3] *= keep;
+    if (commit) {
+      if (known) {
+        if (was[k] > in) DemFrictionReset_Private(hist + DEM_FRICTION_HISTSIZE * k); /* came apart */
+      } else { /* not touching: the pair forgets its history (x 0; x 1 keeps it exactly) */
+        PetscReal *restrict h = hist + DEM_FRICTION_HISTSIZE * k;
+        const PetscReal keep = in ? 1.0 : 0.0;
+        h[0] *= keep, h[1] *= keep, h[2] *= keep, h[3] *= keep;
+      }
+      was[k] = (unsigned char)in;
     }
   }
   return nt;
 }
 
-/* clears the history of the pairs in prev[] (ascending) that are not in touch[] (ascending) */
-static void DemHookeFusedForget(PetscInt nprev, const PetscInt *prev, PetscInt nt, const PetscInt *touch, PetscReal *hist)
-{
-  PetscInt j = 0;
-
-  for (PetscInt i = 0; i < nprev; i++) {
-    const PetscInt k = prev[i];
-    while (j < nt && touch[j] < k) j++;
-    if (j < nt && touch[j] == k) continue;
-    DemFrictionReset_Private(hist + DEM_FRICTION_HISTSIZE * k);
-  }
-}
-
-static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int commit, const int periodic, const int withfd, DemFusedSums *sum)
+static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int commit, const int periodic, const int withfd, const int withdr, DemFusedSums *sum)
 {
   PetscReal pe = 0, es_sum = 0, dr = 0;
 
@@ -133,7 +127,7 @@ static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemConta
     }
     pe += en;
     es_sum += es;
-    dr += dis;
+    if (withdr) dr += dis; /* else the compiler drops the power arithmetic */
   }
   sum->pe += pe;
   sum->es += es_sum;
@@ -242,30 +236,26 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     PetscBool            known;
     if (pb->n > hw->touchcap) {
       PetscCall(PetscFree(hw->touch));
-      PetscCall(PetscFree(hw->prev));
-      hw->touchcap = PetscMax(pb->n, 2 * hw->touchcap);
-      hw->nprev    = 0;
+      PetscCall(PetscFree(hw->was));
+      hw->touchcap   = PetscMax(pb->n, 2 * hw->touchcap);
       hw->prev_valid = PETSC_FALSE;
       PetscCall(PetscMalloc1(hw->touchcap, &hw->touch));
-      PetscCall(PetscMalloc1(hw->touchcap, &hw->prev));
+      PetscCall(PetscMalloc1(hw->touchcap, &hw->was));
     }
-    /* the touching pairs of the last committed evaluation, if it was the last step's on this
-       same list (no rebuild, no generic-pipeline step, no restart in between) */
+    /* was[] holds the touching pairs of the last committed evaluation if it was the last
+       step's on this same list (no rebuild, no generic-pipeline step, no restart in between) */
     known = (commit && hw->prev_valid && hw->prev_step == sim->step - 1 && hw->prev_builds == sim->nl.nbuilds && hw->prev_npair == pb->n && hw->prev_pair0 == pb->pair[0] && hw->prev_hist == sim->nl.history) ? PETSC_TRUE : PETSC_FALSE;
-    if (known && S) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, 0, 1);
-    else if (known) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, 0, 0);
-    else nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, commit ? 1 : 0, S ? 1 : 0);
-    if (known) DemHookeFusedForget(hw->nprev, hw->prev, nt, hw->touch, hist);
-#define DEM_HOOKE_SS(C, P, W) DemHookeFusedSS(hk, nt, hw->touch, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, out->f, out->t, out->fd, out->td, dt, C, P, W, &sum)
-    /* explicit steps commit and want fd: those two variants are specialised, the rest not */
-    if (commit && withfd && S) DEM_HOOKE_SS(1, 1, 1);
-    else if (commit && withfd) DEM_HOOKE_SS(1, 0, 1);
-    else DEM_HOOKE_SS(commit ? 1 : 0, S ? 1 : 0, withfd);
-    if (commit) { /* this evaluation's touching pairs for the next one */
-      PetscInt *tmp = hw->prev;
-      hw->prev        = hw->touch;
-      hw->touch       = tmp;
-      hw->nprev       = nt;
+    if (known && S) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, hw->was, 1, 1, 1);
+    else if (known) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, hw->was, 1, 1, 0);
+    else nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, hw->was, commit ? 1 : 0, 0, S ? 1 : 0);
+#define DEM_HOOKE_SS(C, P, W, R) DemHookeFusedSS(hk, nt, hw->touch, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, out->f, out->t, out->fd, out->td, dt, C, P, W, R, &sum)
+    /* explicit steps commit and want fd (verlet), and book dissipation from fd and td, not
+       from the power column: those two variants are specialised and skip the power, the rest
+       not */
+    if (commit && withfd && S) DEM_HOOKE_SS(1, 1, 1, 0);
+    else if (commit && withfd) DEM_HOOKE_SS(1, 0, 1, 0);
+    else DEM_HOOKE_SS(commit ? 1 : 0, S ? 1 : 0, withfd, 1);
+    if (commit) { /* was[] now describes this evaluation */
       hw->prev_valid  = PETSC_TRUE;
       hw->prev_step   = sim->step;
       hw->prev_builds = sim->nl.nbuilds;
