@@ -155,7 +155,9 @@ typedef struct {
   PetscReal *fd, *td;     /* optional [3n]: the dissipative part of f and t (energy bookkeeping) */
   PetscReal  eslip;       /* energy removed by friction return mappings (J) */
   PetscReal  pe_contact;  /* stored elastic contact energy */
-  PetscReal  dissip_rate; /* total dissipation power (W) */
+  PetscReal  dissip_rate; /* total dissipation power (W); the fused kernels leave their contacts
+                             out of it in committed evaluations that ask for fd and td (verlet,
+                             which books dissipation from those) */
   PetscInt   ncontacts;   /* active contacts */
   Mat        J;           /* with want_jacobian: 6x6-block matrix to add contact blocks to */
 } DemForceOut;

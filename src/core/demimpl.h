@@ -302,7 +302,6 @@ PETSC_EXTERN PetscErrorCode DemForcesComputeFast(DemSim, const DemState *, Petsc
 PETSC_EXTERN PetscErrorCode DemContactsDetect(DemSim, const DemState *);
 /* helpers shared between core files */
 PETSC_EXTERN PetscErrorCode DemSimReserveDissipative_Private(DemSim);
-PETSC_EXTERN PetscReal      DemSimDissipativePower_Private(DemSim, const PetscReal *fd, const PetscReal *td);
 PETSC_EXTERN PetscErrorCode DemRecordErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
 PETSC_EXTERN PetscErrorCode DemIntegratorAllowKeys_Private(DemNode cfg, const char *const own[]);
 PETSC_EXTERN PetscErrorCode DemSimEnergies_Private(DemSim, PetscReal *ke_t, PetscReal *ke_r, PetscReal *pe_g);

@@ -1198,21 +1198,6 @@ PetscErrorCode DemSimReserveDissipative_Private(DemSim sim)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*
-  DemSimDissipativePower_Private - sum over bodies of fd.v + td.w with the store's velocities:
-  minus the power of the dissipative forces. Velocity Verlet changes the kinetic energy by
-  exactly dt/2 (F(n) + F(n+1)).v(n+1/2) plus a term that telescopes, so the energy the
-  dashpots take over a step is -dt/2 (P(fd(n)) + P(fd(n+1))) at v(n+1/2).
-*/
-PetscReal DemSimDissipativePower_Private(DemSim sim, const PetscReal *fd, const PetscReal *td)
-{
-  const DemBodyStore *bs = &sim->bodies;
-  PetscReal           s  = 0;
-  for (PetscInt i = 0; i < bs->n; i++)
-    for (int j = 0; j < 3; j++) s += fd[3 * i + j] * bs->v[3 * i + j] + td[3 * i + j] * bs->w[3 * i + j];
-  return s;
-}
-
 /* walls: constant velocity (the store's v), removal at a time */
 PetscErrorCode DemSimApplyWalls_Private(DemSim sim)
 {

@@ -52,8 +52,9 @@ static inline void DemVerletCayley(PetscReal *q, const PetscReal *w, PetscReal d
 /*
   The first half of a step in one pass over the bodies: kick by h = dt/2 (plane problems:
   the constraint of DemSimConstrain), the power of the last evaluation's dissipative forces at
-  the new velocities (what DemSimDissipativePower_Private returns, summed in the same order),
-  and the drift of positions and orientations. Returns that power.
+  the new velocities (sum over bodies of fd.v + td.w; one addition per body into the running
+  sum, so that the sum does not chain six additions per body), and the drift of positions and
+  orientations. Returns that power.
 */
 static PetscReal DemVerletKickDrift(DemSim sim, PetscReal dt)
 {
@@ -84,7 +85,7 @@ static PetscReal DemVerletKickDrift(DemSim sim, PetscReal dt)
       wi[0] += dw[0], wi[1] += dw[1], wi[2] += dw[2];
     }
     if (plane) vi[2] = 0, wi[0] = wi[1] = 0;
-    for (int j = 0; j < 3; j++) s += fd[3 * i + j] * vi[j] + td[3 * i + j] * wi[j]; /* fd(n) at v(n+1/2) */
+    s += (fd[3 * i] * vi[0] + td[3 * i] * wi[0]) + (fd[3 * i + 1] * vi[1] + td[3 * i + 1] * wi[1]) + (fd[3 * i + 2] * vi[2] + td[3 * i + 2] * wi[2]); /* fd(n) at v(n+1/2) */
     if (im[i] == 0 && !(bs->flags[i] & DEM_PRESCRIBED)) continue;
     x[3 * i] += dt * vi[0];
     x[3 * i + 1] += dt * vi[1];
@@ -97,7 +98,7 @@ static PetscReal DemVerletKickDrift(DemSim sim, PetscReal dt)
 }
 
 /* the second half kick; returns the power of the new dissipative forces at v(n+1/2), before
-   the kick (as DemSimDissipativePower_Private) */
+   the kick (summed as in DemVerletKickDrift) */
 static PetscReal DemVerletKickPower(DemSim sim, PetscReal h)
 {
   DemBodyStore *bs = &sim->bodies;
@@ -110,7 +111,7 @@ static PetscReal DemVerletKickPower(DemSim sim, PetscReal h)
   for (PetscInt i = 0; i < n; i++) {
     PetscReal *restrict vi = v + 3 * i, *restrict wi = w + 3 * i;
     const PetscReal hm = h * im[i];
-    for (int j = 0; j < 3; j++) s += fd[3 * i + j] * vi[j] + td[3 * i + j] * wi[j]; /* fd(n+1) at v(n+1/2) */
+    s += (fd[3 * i] * vi[0] + td[3 * i] * wi[0]) + (fd[3 * i + 1] * vi[1] + td[3 * i + 1] * wi[1]) + (fd[3 * i + 2] * vi[2] + td[3 * i + 2] * wi[2]); /* fd(n+1) at v(n+1/2) */
     vi[0] += hm * f[3 * i];
     vi[1] += hm * f[3 * i + 1];
     vi[2] += hm * f[3 * i + 2];

@@ -339,15 +339,15 @@ PetscErrorCode DemSimUpdateNeighbours(DemSim sim, const PetscReal *x, PetscBool 
   if (!x) x = bs->x;
   if (!rebuild) {
     const PetscReal *x0  = sim->nl.x0;
-    PetscReal        lim = 0.25 * sim->skin * sim->skin, mx = 0;
+    const PetscReal  lim = 0.25 * sim->skin * sim->skin;
+    int              any = 0; /* an or, not a running maximum: no chain of maxima per body */
     if (!x0 || sim->nl.x0cap < 3 * nb) rebuild = PETSC_TRUE;
     else
       for (PetscInt i = 0; i < nb; i++) {
         PetscReal d0 = x[3 * i] - x0[3 * i], d1 = x[3 * i + 1] - x0[3 * i + 1], d2 = x[3 * i + 2] - x0[3 * i + 2];
-        PetscReal d2s = d0 * d0 + d1 * d1 + d2 * d2;
-        mx = mx > d2s ? mx : d2s;
+        any |= d0 * d0 + d1 * d1 + d2 * d2 > lim;
       }
-    if (mx > lim) rebuild = PETSC_TRUE;
+    if (any) rebuild = PETSC_TRUE;
   }
   if (rebuild) PetscCall(DemNeighbourBuild_Private(sim, x));
   PetscFunctionReturn(PETSC_SUCCESS);
