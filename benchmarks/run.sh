@@ -4,6 +4,9 @@
 #                        mmdem against LAMMPS (see benchmarks/settle/README.md)
 #   benchmarks/stream/   memory bandwidth (STREAM-like) and the roofline estimate of the
 #                        settle cases (bytes per particle-step x rate vs bandwidth)
+#   benchmarks/stiff_pile/  time to rest of STIFF_PILE_N (2000; 0 skips it) stiff glass spheres,
+#                        newmark against verlet (issue 5), each run stopped after
+#                        STIFF_PILE_TIMEOUT (1800) s; table in benchmarks/stiff_pile/results.txt
 # The peers are installed here, not by `make deps` (BUILD-NOTES.md): when `lmp` or
 # /usr/bin/time is missing and we are root with apt-get, `apt-get install lammps time`;
 # otherwise the LAMMPS side (or the memory column) is skipped.
@@ -39,4 +42,9 @@ fi
 rc=$?
 [ -s "$stream_out" ] && [ -f benchmarks/settle/cache/results.json ] && "$PY" benchmarks/stream/roofline.py benchmarks/settle/cache/results.json "$stream_out"
 rm -f "$stream_out" "$stream_bin"
+if [ "${STIFF_PILE_N:-2000}" != 0 ]; then
+  echo "stiff_pile (benchmarks/stiff_pile/bench.py, N = ${STIFF_PILE_N:-2000}):"
+  "$PY" benchmarks/stiff_pile/bench.py --mmdem "${BUILD:-build}/mmdem" --n "${STIFF_PILE_N:-2000}" \
+    --timeout "${STIFF_PILE_TIMEOUT:-1800}" || rc=1
+fi
 exit $rc

@@ -18,10 +18,13 @@
   sticks again when |ft_tr| <= mu_d fn; sliding force mu_d fn ft_tr/|ft_tr|. The elastic part
   is updated by eq. (57)-(58): when |eps_t g_t| > mu fn (mu = mu_s sticking, mu_d sliding),
   g_t <- (mu_d fn / eps_t) g_t / |g_t|.
-  History (per pointwise contact, keyed by the bodies' global ids and the collider's feature
-  key, so that every contact of a polyhedron pair keeps its own): g_t[3], sliding flag, n[3].
-  It lives in the law (two hash maps, swapped at each committed evaluation; contacts that are
-  not active any more are forgotten).
+  History (per pointwise contact, in the contact's history slot: the colliders give every
+  contact of a polyhedron pair a slot of its own per feature key through the neighbour list's
+  feature slots, src/search/featslot.c, which keeps them across rebuilds and in checkpoints):
+  friction.h's layout, h[0..2] = g_t, h[3] = sliding flag. Written only at committed
+  evaluations; an inactive contact (g >= g_bar) writes zeros, and forces.c zeroes the slots
+  of contacts that were not reported (gap < activation = g_bar), so a contact that leaves
+  forgets its history.
 
   Keys (`params:` of the contact entry):
     g_bar   activation gap [m], > 0, required
@@ -43,13 +46,10 @@
 #include "friction.h"
 
 #define DEMCONTACTBARRIER "barrier_hybrid"
-#define DEM_BARRIER_HIST  7
 
 typedef struct {
-  PetscReal     gbar, f, eps1, n1, n2, zeta, mu_s, mu_d, eps_t, c_t;
-  PetscReal     gg, eps2, c2, E1gg, gmin; /* derived */
-  DemHistoryMap map[2];
-  int           cur;
+  PetscReal gbar, f, eps1, n1, n2, zeta, mu_s, mu_d, eps_t, c_t;
+  PetscReal gg, eps2, c2, E1gg, gmin; /* derived */
 } DemContactLaw_Barrier;
 
 /* elastic normal force, its derivative d fn / d g and the stored energy at proximity g */
@@ -112,18 +112,13 @@ static PetscErrorCode DemContactLawSetFromConfig_Barrier(DemContactLaw law, DemN
 
 static PetscErrorCode DemContactLawCompute_Barrier(DemContactLaw law, const DemContactBatch *batch, PetscReal dt, PetscBool commit, DemContactForces *out)
 {
-  DemContactLaw_Barrier *bh  = (DemContactLaw_Barrier *)law->data;
-  DemHistoryMap         *cur = &bh->map[bh->cur], *nxt = &bh->map[1 - bh->cur];
-  const int64_t         *gid = law->sim ? law->sim->bodies.gid : NULL;
+  DemContactLaw_Barrier *bh = (DemContactLaw_Barrier *)law->data;
 
   PetscFunctionBegin;
-  if (commit) PetscCall(DemHistoryMapClear(nxt));
   for (PetscInt i = 0; i < batch->n; i++) {
     const PetscReal *n = batch->nrm + 3 * i, *vr = batch->vrel + 3 * i;
-    int64_t          ga = gid ? gid[batch->a[i]] : batch->a[i], gb = gid ? gid[batch->b[i]] : batch->b[i];
-    PetscReal       *h  = DemHistoryMapGet(cur, ga, gb, batch->feature[i]);
+    PetscReal       *h = batch->hist[i] >= 0 ? batch->history + batch->hist[i] * batch->histsize : NULL;
     PetscReal        fe, dfe, E, vn, vt[3], cn, fn, gt[3] = {0, 0, 0}, fet[3], fdt[3], ftr[3], ntr, ft[3], m = batch->meff[i];
-    PetscReal        hn[DEM_BARRIER_HIST];
     int              slid = 0, slip;
 
     DemBarrierNormal(bh, batch->gap[i], &fe, &dfe, &E);
@@ -190,13 +185,11 @@ static PetscErrorCode DemContactLawCompute_Barrier(DemContactLaw law, const DemC
       }
       out->dissip[i] = -fdn * vn + pt;
     }
-    if (commit && (fe > 0 || fn > 0)) {
-      for (int j = 0; j < 3; j++) hn[j] = gt[j], hn[4 + j] = n[j];
-      hn[3] = slip;
-      PetscCall(DemHistoryMapPut(nxt, ga, gb, batch->feature[i], hn));
+    if (commit && h) { /* inactive (fe = fn = 0): gt = 0 and slip = 0 were set above */
+      for (int j = 0; j < 3; j++) h[j] = gt[j];
+      h[3] = slip;
     }
   }
-  if (commit) bh->cur = 1 - bh->cur;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -215,11 +208,7 @@ static PetscErrorCode DemContactLawCriticalDt_Barrier(DemContactLaw law, PetscRe
 
 static PetscErrorCode DemContactLawDestroy_Barrier(DemContactLaw law)
 {
-  DemContactLaw_Barrier *bh = (DemContactLaw_Barrier *)law->data;
-
   PetscFunctionBegin;
-  PetscCall(DemHistoryMapFree(&bh->map[0]));
-  PetscCall(DemHistoryMapFree(&bh->map[1]));
   PetscCall(PetscFree(law->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -231,14 +220,12 @@ PetscErrorCode DemContactLawCreate_Barrier(DemContactLaw law)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&bh));
-  PetscCall(DemHistoryMapInit(&bh->map[0], DEM_BARRIER_HIST));
-  PetscCall(DemHistoryMapInit(&bh->map[1], DEM_BARRIER_HIST));
   law->data               = bh;
   law->ops->setfromconfig = DemContactLawSetFromConfig_Barrier;
   law->ops->compute       = DemContactLawCompute_Barrier;
   law->ops->criticaldt    = DemContactLawCriticalDt_Barrier;
   law->ops->destroy       = DemContactLawDestroy_Barrier;
-  law->histsize           = 0; /* kept per feature key in the law */
+  law->histsize           = DEM_FRICTION_HISTSIZE; /* g_t[3], sliding flag (friction.h's layout) */
   law->activation         = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

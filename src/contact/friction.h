@@ -17,11 +17,16 @@
        of the committed slip flag). A sticking contact whose |Ft| exceeds the static limit is
        capped at that limit and becomes sliding; a sliding contact is capped at the dynamic
        limit and returns to sticking when |Ft| falls below it. At the limit Ft is scaled to the
-       limit and the spring is reset to s = -Ft / kt, so that the spring alone carries the
-       Coulomb force, |kt s| = mu fn (the return mapping of 001 eq. (35)-(36)). LAMMPS's
-       gran/hooke/history resets to -(Ft + ct vt)/kt instead; that spring stores
-       |Ft + ct vt|^2/(2 kt), energy no work put there, and the energy bookkeeping could not
-       close; the two agree when ct = 0. With a zero limit (fn <= 0, e.g. while the unclamped normal
+       limit by the factor c = mu fn / |Ft| < 1, and so are its two parts: the spring is reset
+       to s = c s_trial and the dashpot part to -c ct vt (a radial return of the whole force;
+       without a dashpot, s = -Ft / kt and the spring alone carries the Coulomb force, the
+       return mapping of 001 eq. (35)-(36)). The spring never stores more than its trial
+       energy: resetting it to -Ft / kt also with a dashpot (the spring carrying the dashpot's
+       share too) stretched a soft spring to |Ft| / kt, e.g. 0.48 m for kt = 1e-6 kn when a
+       contact at a small fn was capped (val_variational_box.py: 0.03 J from nothing in one
+       step, a negative `dissipated` increment, and a tangential push of mu fn that kept the
+       pile creeping). LAMMPS's gran/hooke/history resets to -(Ft + ct vt)/kt; the three agree
+       when ct = 0. With a zero limit (fn <= 0, e.g. while the unclamped normal
        dashpot pulls at the end of a collision, or mu = 0) no tangential force acts and the
        spring relaxes to s = 0, so an opening contact stores no tangential energy;
     4. only with `commit` are s and the slip flag written back, so that the trial evaluations
@@ -96,8 +101,9 @@ static inline __attribute__((always_inline)) void DemFrictionSpring_Private(cons
   mu    = sliding ? mu_d : mu_s;
   flim  = mu * (fn > 0 ? fn : 0);
   /* the force splits as f = -kt s + fd. Sticking: s = s_trial, fd = -ct vt, nothing is lost
-     in a return mapping. At the limit: s = -f/kt carries the whole Coulomb force (fd = 0),
-     and the return mapping removes 0.5 kt (s_old + s).(s_trial - s): the spring's work
+     in a return mapping. At the limit: s = c s_trial, fd = -c ct vt (c = flim / |f|), and
+     the return mapping removes 0.5 kt (s_old + s).(s_trial - s) = 0.5 kt (1 - c)
+     (s_old + c s_trial).s_trial, >= 0 unless one step's motion overruns the old spring: the spring's work
      0.5 kt (s_old + s).(s_trial - s_old) over the step (trapezoid between the last
      evaluation's spring, s_old rotated into the tangent plane, and this one) minus the
      change of its stored energy 0.5 kt (|s|^2 - |s_old|^2). */
@@ -109,12 +115,12 @@ static inline __attribute__((always_inline)) void DemFrictionSpring_Private(cons
       f[0] *= fmag;
       f[1] *= fmag;
       f[2] *= fmag;
-      if (kt > 0) s[0] = -f[0] / kt, s[1] = -f[1] / kt, s[2] = -f[2] / kt;
+      if (kt > 0) s[0] = fmag * st[0], s[1] = fmag * st[1], s[2] = fmag * st[2];
       else s[0] = s[1] = s[2] = 0; /* no spring: the capped force is the dashpot's */
     } else f[0] = f[1] = f[2] = s[0] = s[1] = s[2] = 0; /* no normal load: no force, the spring relaxes */
     for (int j = 0; j < 3; j++) es += (so[j] + s[j]) * (st[j] - s[j]);
     es *= 0.5 * kt;
-    fdamp[0] = f[0] + kt * s[0]; /* 0 with a spring: it carries the whole force */
+    fdamp[0] = f[0] + kt * s[0]; /* -c ct vt */
     fdamp[1] = f[1] + kt * s[1];
     fdamp[2] = f[2] + kt * s[2];
     *dissip  = -(fdamp[0] * vt[0] + fdamp[1] * vt[1] + fdamp[2] * vt[2]) + (dt > 0 ? es / dt : 0);

@@ -15,8 +15,10 @@
     - the neighbour list as it is: pairs, periodic images, groups, the contact history beside
       each pair, the positions of the last build (x0) and the build count. Rebuilding the list
       on restart would move the rebuild steps and change results in the last bits; keeping it
-      keeps them. The (gid_a, gid_b, feature) history map is not saved: every rebuild clears
-      it and refills it from the list's history before reading it;
+      keeps them. The (gid_a, gid_b, feature) history map of the pairs is not saved: every
+      rebuild clears it and refills it from the list's history before reading it. The feature
+      slots (contacts with a feature key: mesh walls, polyhedra; featslot.c) are: their pairs,
+      keys and history rows, and the feature map, whose values slots made later read;
     - the output counters: the VTK frames written so far (their times), the next frame's time,
       and whether the step has a thermo row;
     - the integrator's private state, through its optional ops->checkpoint (demimpl.h);
@@ -26,12 +28,14 @@
       (run.end_time) and its output redirected or thinned.
   Not held: private state of plugins (contact laws, fields) beyond per-body fields.
 
-  File layout (version 1; numbers in the byte order of the machine that wrote it, recorded):
+  File layout (version 2; numbers in the byte order of the machine that wrote it, recorded):
     header, 48 bytes: "MMDEMCKP", u32 version, u32 header size (48), u64 payload size,
       u32 CRC-32 of the payload, u32 0x01020304 (byte order), u32 sizeof(PetscReal),
       u32 sizeof(PetscInt), u32 reserved, u32 CRC-32 of the 44 bytes before
     payload: sections META CONF SIMS BODY DISS NLST OUTP INTG, each a 4-character tag, u32 0,
-      u64 length, then its data; integers as int64, reals as doubles.
+      u64 length, then its data; integers as int64, reals as doubles. NLST ends with the
+      feature slots (featslot.c, DemNeighbourFeatureCheckpoint_Private): int64 length, then
+      their bytes. Version 1 files (before the feature slots) are refused.
   Files are written to NAME.tmp, synced to disk and renamed: a reader sees the old file or the
   new one, never half of one. A file that is not a checkpoint, of another version, truncated,
   corrupted (checksums) or inconsistent is refused with a message naming the file and the
@@ -46,7 +50,7 @@
 #include <libgen.h>
 
 #define DEM_CKPT_MAGIC   "MMDEMCKP"
-#define DEM_CKPT_VERSION 1u
+#define DEM_CKPT_VERSION 2u /* 2: the feature slots at the end of NLST */
 #define DEM_CKPT_HEADER  48u
 #define DEM_CKPT_ENDIAN  0x01020304u
 /* the canonical run description: at most this many values (YAML aliases can multiply them) */
@@ -371,8 +375,8 @@ PetscErrorCode DemCheckpointIO(FILE *fp, PetscBool write, void *data, size_t siz
 {
   PetscFunctionBegin;
   if (!size) PetscFunctionReturn(PETSC_SUCCESS);
-  if (write) PetscCheck(fwrite(data, 1, size, fp) == size, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "checkpoint: cannot write the integrator's %s", what);
-  else PetscCheck(fread(data, 1, size, fp) == size, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: the integrator's state ends before its %s (%zu bytes)", what, size);
+  if (write) PetscCheck(fwrite(data, 1, size, fp) == size, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "checkpoint: cannot write the %s", what);
+  else PetscCheck(fread(data, 1, size, fp) == size, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: the saved state ends before the %s (%zu bytes)", what, size);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -483,6 +487,20 @@ PetscErrorCode DemCheckpointSerialize_Private(DemSim sim, DemBuf *b)
   PetscCall(DemBufI64(b, nl->x0 && nl->x0cap >= 3 * nb ? 1 : 0));
   if (nl->x0 && nl->x0cap >= 3 * nb) PetscCall(DemBufReals(b, nl->x0, 3 * (size_t)nb));
   PetscCall(DemBufI64(b, nl->nbuilds));
+  { /* the feature slots and the feature map (featslot.c) */
+    char  *fb = NULL;
+    size_t fl = 0;
+    FILE          *fp = open_memstream(&fb, &fl);
+    PetscErrorCode ierr;
+    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_MEM, "checkpoint: cannot open a memory stream: %s", strerror(errno));
+    ierr = DemNeighbourFeatureCheckpoint_Private(sim, fp, PETSC_TRUE, PETSC_FALSE, nl->npairs, 0);
+    if (fclose(fp) && !ierr) ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_MEM, PETSC_ERROR_INITIAL, "checkpoint: the feature slots: %s", strerror(errno));
+    if (ierr) free(fb);
+    PetscCall(ierr);
+    PetscCall(DemBufI64(b, (int64_t)fl));
+    PetscCall(DemBufPut_Private(b, fb, fl));
+    free(fb);
+  }
   DemBufEnd(b, mark);
   /* OUTP */
   PetscCall(DemBufBegin(b, "OUTP", &mark));
@@ -649,6 +667,7 @@ static PetscErrorCode DemCheckpointLoadFile(const char file[], unsigned char **d
   }
   if (version != DEM_CKPT_VERSION) {
     fclose(fp);
+    if (version < DEM_CKPT_VERSION) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint '%s' has format version %u; this mmdem (%d.%d) reads version %u only: the file comes from an older mmdem, without the contact history of mesh walls and polyhedra (version 2); restart it with the build that wrote it, or run again from the start", file, version, DEM_VERSION_MAJOR, DEM_VERSION_MINOR, DEM_CKPT_VERSION);
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint '%s' has format version %u; this mmdem (%d.%d) reads version %u", file, version, DEM_VERSION_MAJOR, DEM_VERSION_MINOR, DEM_CKPT_VERSION);
   }
   if (hsize != DEM_CKPT_HEADER || rsize != sizeof(PetscReal) || isize != sizeof(PetscInt)) {
@@ -779,6 +798,25 @@ static PetscErrorCode DemCheckpointParsePairs(DemSim sim, const char file[], Dem
   }
   PetscCall(DemRdI64(r, &v, "builds"));
   if (apply) nl->nbuilds = (PetscInt)v;
+  { /* the feature slots (featslot.c), after the pairs and the build count */
+    int64_t fl;
+    FILE   *fp;
+    long    pos;
+    PetscCall(DemRdCount(r, &fl, 1, INT64_MAX, "feature slots"));
+    if (fl < 28) DEM_CKPT_ERR(r, "checkpoint '%s' is inconsistent: section %s: %lld bytes of feature slots", file, r->sec, (long long)fl);
+    fp = fmemopen((void *)(r->p + r->pos), (size_t)fl, "rb");
+    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_MEM, "checkpoint: cannot open a memory stream: %s", strerror(errno));
+    ierr = DemNeighbourFeatureCheckpoint_Private(sim, fp, PETSC_FALSE, apply, (PetscInt)np, (size_t)fl);
+    pos  = ierr ? 0 : ftell(fp);
+    fclose(fp);
+    if (ierr) { /* the message of featslot.c, with the file's name */
+      char m[512];
+      PetscCall(PetscStrncpy(m, DemLastError(), sizeof(m)));
+      DEM_CKPT_ERR(r, "checkpoint '%s' is inconsistent: %s", file, strncmp(m, "checkpoint: ", 12) ? m : m + 12);
+    }
+    if (pos != fl) DEM_CKPT_ERR(r, "checkpoint '%s' is inconsistent: the feature slots take %ld of their %lld bytes", file, pos, (long long)fl);
+    r->pos += (size_t)fl;
+  }
   PetscCall(DemRdDone(r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -8,6 +8,7 @@
       variants:                      # default: one variant, the file's own integrator
         - {integrator: {type: verlet}}
         - {name: trap, integrator: {type: trapezoid, phi: 0.5}, set: ["run.end_time=0.01"]}
+        - {integrator: {type: cd}, dt_scale: 10}   # this variant at 10 times each dt (fraction)
       dt: [1.0e-6, 5.0e-7]           # every variant at each dt (s); or
       dt_fraction: [0.02, 0.01]      # every variant with dt: auto at each fraction
       observables: [restitution, time_to_rest, wall.0.fz, max:pe_contact, track.0.vx]
@@ -20,8 +21,12 @@
   (the --set and --plugin options of the compare command, then the variant's integrator
   mapping, with dt and dt_fraction taken from the dt list or else from the file, then the
   variant's own `set:` assignments), in the environment the program was started with. A
-  variant whose integrator is not registered is not run: its rows say "skipped" and why, so
-  that a comparison lists integrators before they exist and grows as they land.
+  variant's `dt_scale` (default 1) multiplies each value of the dt or dt_fraction list for
+  that variant: a method with another stability limit, e.g. contact dynamics (rigid contacts,
+  no collision time to resolve), then runs at its own time steps in the same table (a scaled
+  dt_fraction must stay <= 1). A variant whose integrator is not registered is not run: its
+  rows say "skipped" and why, so that a comparison lists integrators before they exist and
+  grows as they land.
 
   DIR/compare.csv, one row per run:
     variant,integrator,dt,status,wall_s,steps,iterations,energy_error,energy_order,
@@ -73,6 +78,7 @@ typedef struct {
 
 typedef struct {
   char     name[64], type[64];
+  PetscReal dt_scale; /* factor on the dt or dt_fraction list [1] */
   DemNode  integ;  /* the variant's integrator mapping, or NULL: the file's */
   DemNode  sets;   /* list of key.path=value, or NULL */
   PetscBool registered;
@@ -736,12 +742,20 @@ PetscErrorCode DemCompareRun(const char file[], const DemCompareOptions *co)
   for (PetscInt v = 0; v < nv; v++) {
     DemNode     it = NULL, in = NULL, tn, sn;
     const char *vname = NULL, *type = "verlet";
+    var[v].dt_scale = 1;
     if (vn) {
-      const char *const vk[] = {"name", "integrator", "set", NULL};
+      const char *const vk[] = {"name", "integrator", "set", "dt_scale", NULL};
       PetscCall(DemNodeSeqItem(vn, v, &it));
-      DemNodeCheck(it, DemNodeGetType(it) == DEM_NODE_MAP, "a variant is a mapping {name, integrator: {type: ...}, set: [key.path=value, ...]}");
+      DemNodeCheck(it, DemNodeGetType(it) == DEM_NODE_MAP, "a variant is a mapping {name, integrator: {type: ...}, set: [key.path=value, ...], dt_scale: factor}");
       PetscCall(DemNodeAllowKeys(it, vk));
       PetscCall(DemNodeGetString(it, "name", PETSC_FALSE, &vname));
+      PetscCall(DemNodeGetReal(it, "dt_scale", PETSC_FALSE, &var[v].dt_scale));
+      PetscCall(DemNodeGet(it, "dt_scale", &kn));
+      if (kn) {
+        DemNodeCheck(kn, ndt > 0, "dt_scale multiplies the compare.dt or compare.dt_fraction list, and there is none");
+        DemNodeCheck(kn, var[v].dt_scale > 0, "dt_scale must be > 0 (got %g)", (double)var[v].dt_scale);
+        for (PetscInt k = 0; k < ndt; k++) DemNodeCheck(kn, !isfrac || var[v].dt_scale * dts[k] <= 1, "dt_scale %g makes dt_fraction %g * %g = %g > 1; allowed: a product in (0, 1]", (double)var[v].dt_scale, (double)var[v].dt_scale, (double)dts[k], (double)(var[v].dt_scale * dts[k]));
+      }
       PetscCall(DemNodeGet(it, "integrator", &in));
       PetscCall(DemNodeGet(it, "set", &sn));
       if (sn) {
@@ -810,7 +824,7 @@ PetscErrorCode DemCompareRun(const char file[], const DemCompareOptions *co)
       PetscCall(PetscSNPrintf(run->log, sizeof(run->log), "%s/run.log", run->dir));
       if (!var[v].registered) {
         run->state = DEM_RUN_SKIPPED;
-        if (ndt && !isfrac) run->dt = dts[k];
+        if (ndt && !isfrac) run->dt = var[v].dt_scale * dts[k];
         PetscCall(PetscStrncpy(run->note, var[v].why, sizeof(run->note)));
         continue;
       }
@@ -822,10 +836,10 @@ PetscErrorCode DemCompareRun(const char file[], const DemCompareOptions *co)
         PetscCall(DemNodeFlow(src, skipdt, integ, sizeof(integ)));
         integ[strlen(integ) - 1] = 0; /* reopen the mapping */
         if (ndt && !isfrac) {
-          PetscCall(PetscSNPrintf(a, sizeof(a), "%.17g", (double)dts[k]));
+          PetscCall(PetscSNPrintf(a, sizeof(a), "%.17g", (double)(var[v].dt_scale * dts[k])));
           PetscCall(DemFlowAppend(integ, sizeof(integ), "dt", a));
         } else if (ndt) {
-          PetscCall(PetscSNPrintf(a, sizeof(a), "%.17g", (double)dts[k]));
+          PetscCall(PetscSNPrintf(a, sizeof(a), "%.17g", (double)(var[v].dt_scale * dts[k])));
           PetscCall(DemFlowAppend(integ, sizeof(integ), "dt", "auto"));
           PetscCall(DemFlowAppend(integ, sizeof(integ), "dt_fraction", a));
         } else {

@@ -165,6 +165,8 @@ PETSC_EXTERN PetscErrorCode DemHistoryMapClear(DemHistoryMap *);
 PETSC_EXTERN PetscErrorCode DemHistoryMapPut(DemHistoryMap *, int64_t a, int64_t b, int64_t f, const PetscReal *val);
 /* returns a pointer to the stored values or NULL */
 PETSC_EXTERN PetscReal *DemHistoryMapGet(DemHistoryMap *, int64_t a, int64_t b, int64_t f);
+/* writes (write) or reads back a map's entries through DemCheckpointIO (history.c) */
+PETSC_EXTERN PetscErrorCode DemHistoryMapCheckpoint_Private(DemHistoryMap *, FILE *, PetscBool write, const char what[]);
 
 PETSC_EXTERN PetscErrorCode DemNeighbourBuild_Private(DemSim, const PetscReal *x);
 PETSC_EXTERN PetscErrorCode DemNeighbourFree_Private(DemNeighbourList *);
@@ -175,6 +177,8 @@ PETSC_EXTERN PetscErrorCode DemNeighbourFeatureSlot_Private(DemSim, PetscInt pai
 PETSC_EXTERN PetscErrorCode DemNeighbourFeatureSave_Private(DemSim);
 PETSC_EXTERN PetscInt       DemNeighbourFeatureCount_Private(DemSim);
 PETSC_EXTERN PetscErrorCode DemNeighbourFeatureFree_Private(DemNeighbourList *);
+/* the feature slots, their history rows and the feature map in a checkpoint (featslot.c) */
+PETSC_EXTERN PetscErrorCode DemNeighbourFeatureCheckpoint_Private(DemSim, FILE *, PetscBool write, PetscBool apply, PetscInt npairs, size_t avail);
 
 /* ---- walls, loads, output ---- */
 typedef struct {

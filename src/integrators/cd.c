@@ -101,8 +101,10 @@ typedef struct {
   PetscBool    *mobile;                   /* [6 nb] DOF in Gamma_N */
   /* per contact work (capacity in sys.cap) */
   DemCDSystem   sys;
-  PetscReal    *x1, *x2, *x3, *x4, *x5; /* APGD vectors */
+  PetscReal    *x1, *x2, *x3, *x4, *x5, *x6; /* APGD vectors (x6: its best iterate) */
   PetscInt     *perm;
+  PetscReal    *act;                    /* [nlaw] the laws' activation distances (DemCDDetect) */
+  PetscInt      nactcap;
   DemHistoryMap wmap;                   /* (gid_a, gid_b, feature) -> [f, f_compatible] */
   uint64_t      rng;
   DemCDCompat   compat;
@@ -215,13 +217,13 @@ static PetscErrorCode DemCDReserveContacts(DemIntegrator_CD *cd, PetscInt nc)
   PetscCall(PetscFree3(sys->a, sys->b, sys->src));
   PetscCall(PetscFree5(sys->J, sys->W, sys->diag, sys->gap, sys->rhs));
   PetscCall(PetscFree5(sys->f, sys->fc, sys->kt, sys->gend, sys->fw));
-  PetscCall(PetscFree5(cd->x1, cd->x2, cd->x3, cd->x4, cd->x5));
+  PetscCall(PetscFree6(cd->x1, cd->x2, cd->x3, cd->x4, cd->x5, cd->x6));
   PetscCall(PetscFree(cd->perm));
   sys->cap = PetscMax(nc, 2 * sys->cap);
   PetscCall(PetscMalloc3(sys->cap, &sys->a, sys->cap, &sys->b, sys->cap, &sys->src));
   PetscCall(PetscMalloc5(12 * sys->cap, &sys->J, 12 * sys->cap, &sys->W, sys->cap, &sys->diag, sys->cap, &sys->gap, sys->cap, &sys->rhs));
   PetscCall(PetscMalloc5(sys->cap, &sys->f, sys->cap, &sys->fc, sys->cap, &sys->kt, sys->cap, &sys->gend, sys->cap, &sys->fw));
-  PetscCall(PetscMalloc5(sys->cap, &cd->x1, sys->cap, &cd->x2, sys->cap, &cd->x3, sys->cap, &cd->x4, sys->cap, &cd->x5));
+  PetscCall(PetscMalloc6(sys->cap, &cd->x1, sys->cap, &cd->x2, sys->cap, &cd->x3, sys->cap, &cd->x4, sys->cap, &cd->x5, sys->cap, &cd->x6));
   PetscCall(PetscMalloc1(sys->cap, &cd->perm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -303,14 +305,18 @@ static PetscErrorCode DemCDDetect(DemIntegrator_CD *cd, DemSim sim)
     }
     if (mx > lim * lim) PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_TRUE));
   }
-  PetscCall(PetscMalloc1(sim->nlaw + 1, &act));
+  if (sim->nlaw + 1 > cd->nactcap) { /* once: no allocation per step */
+    PetscCall(PetscFree(cd->act));
+    cd->nactcap = sim->nlaw + 1;
+    PetscCall(PetscMalloc1(cd->nactcap, &cd->act));
+  }
+  act = cd->act;
   for (PetscInt l = 0; l < sim->nlaw; l++) {
     act[l]                   = sim->laws[l]->activation;
     sim->laws[l]->activation = PetscMax(act[l], cd->margin);
   }
   PetscCall(DemContactsDetect(sim, &st));
   for (PetscInt l = 0; l < sim->nlaw; l++) sim->laws[l]->activation = act[l];
-  PetscCall(PetscFree(act));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -444,10 +450,9 @@ static PetscErrorCode DemCDSolveAPGD(DemIntegrator_CD *cd, DemSim sim, PetscReal
   const PetscInt  nc = sys->nc, nb = sim->bodies.n;
   const PetscReal *p = sys->rhs;
   PetscReal      *gam = sys->f, *y = cd->x1, *Ny = cd->x2, *gn = cd->x3, *Ngn = cd->x4, *Ng = cd->x5;
-  PetscReal      *best, L, t, theta = 1, rbest = PETSC_MAX_REAL;
+  PetscReal      *best = cd->x6, L, t, theta = 1, rbest = PETSC_MAX_REAL;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(nc, &best));
   for (PetscInt k = 0; k < nc; k++) gam[k] = PetscMax(gam[k], 0.0), best[k] = gam[k];
   /* L from N applied to gamma - 1 (Mazhar et al.: gamma_hat_0 = 1) */
   {
@@ -517,7 +522,6 @@ static PetscErrorCode DemCDSolveAPGD(DemIntegrator_CD *cd, DemSim sim, PetscReal
   }
   for (PetscInt k = 0; k < nc; k++) gam[k] = best[k];
   *res = rbest;
-  PetscCall(PetscFree(best));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -719,36 +723,6 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one hash map of the integrator's state: count, then (gid_a, gid_b, feature, values) */
-static PetscErrorCode DemCDCheckpointMap(DemHistoryMap *m, FILE *fp, PetscBool write, const char what[])
-{
-  int64_t cnt = m->count;
-
-  PetscFunctionBegin;
-  PetscCall(DemCheckpointIO(fp, write, &cnt, sizeof(cnt), what));
-  if (write) {
-    for (PetscInt i = 0; i < m->cap; i++) {
-      if (!m->used[i]) continue;
-      PetscCall(DemCheckpointIO(fp, write, &m->ka[i], sizeof(int64_t), what));
-      PetscCall(DemCheckpointIO(fp, write, &m->kb[i], sizeof(int64_t), what));
-      PetscCall(DemCheckpointIO(fp, write, &m->kf[i], sizeof(int64_t), what));
-      PetscCall(DemCheckpointIO(fp, write, m->val + i * m->histsize, (size_t)m->histsize * sizeof(PetscReal), what));
-    }
-  } else {
-    PetscReal v[8];
-    PetscCall(DemHistoryMapClear(m));
-    for (int64_t k = 0; k < cnt; k++) {
-      int64_t ka, kb, kf;
-      PetscCall(DemCheckpointIO(fp, write, &ka, sizeof(ka), what));
-      PetscCall(DemCheckpointIO(fp, write, &kb, sizeof(kb), what));
-      PetscCall(DemCheckpointIO(fp, write, &kf, sizeof(kf), what));
-      PetscCall(DemCheckpointIO(fp, write, v, (size_t)m->histsize * sizeof(PetscReal), what));
-      PetscCall(DemHistoryMapPut(m, ka, kb, kf, v));
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* state between steps: the warm-start forces, the compatibility displacements, the random
    order's generator (a restart then continues bitwise like an uninterrupted run) */
 static PetscErrorCode DemIntegratorCheckpoint_CD(DemIntegrator ig, FILE *fp, PetscBool write)
@@ -761,8 +735,8 @@ static PetscErrorCode DemIntegratorCheckpoint_CD(DemIntegrator ig, FILE *fp, Pet
   PetscCheck(version == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: cd state version %d, expected 1", (int)version);
   PetscCall(DemCheckpointIO(fp, write, &cd->rng, sizeof(cd->rng), "cd random order state"));
   PetscCall(DemCheckpointIO(fp, write, &cd->compat.fs_prev, sizeof(PetscReal), "cd force scale"));
-  PetscCall(DemCDCheckpointMap(&cd->wmap, fp, write, "cd warm-start forces"));
-  PetscCall(DemCDCheckpointMap(&cd->compat.umap, fp, write, "cd compatibility displacements"));
+  PetscCall(DemHistoryMapCheckpoint_Private(&cd->wmap, fp, write, "cd warm-start forces")); /* history.c */
+  PetscCall(DemHistoryMapCheckpoint_Private(&cd->compat.umap, fp, write, "cd compatibility displacements"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -785,8 +759,9 @@ static PetscErrorCode DemIntegratorDestroy_CD(DemIntegrator ig)
   PetscCall(PetscFree3(sys->a, sys->b, sys->src));
   PetscCall(PetscFree5(sys->J, sys->W, sys->diag, sys->gap, sys->rhs));
   PetscCall(PetscFree5(sys->f, sys->fc, sys->kt, sys->gend, sys->fw));
-  PetscCall(PetscFree5(cd->x1, cd->x2, cd->x3, cd->x4, cd->x5));
+  PetscCall(PetscFree6(cd->x1, cd->x2, cd->x3, cd->x4, cd->x5, cd->x6));
   PetscCall(PetscFree(cd->perm));
+  PetscCall(PetscFree(cd->act));
   PetscCall(DemHistoryMapFree(&cd->wmap));
   PetscCall(DemHistoryMapFree(&cd->compat.umap));
   PetscCall(PetscFree(ig->data));

@@ -16,28 +16,53 @@
       x(i+1) = x(i) + u,  orientation q(i+1) = q(alpha) q(i)                eq. (3), (5)
   Q(alpha) the Rodrigues rotation of 000 eq. (6) (DemRodriguesToMatrix), J(i+1) = Q J(i) Q^T
   (000 eq. (15), J(i) = R(q(i)) diag(I) R(q(i))^T). Residual per body, 000 eq. (61)-(63):
-      r_f  = m acc(i+1) - F                                                 eq. (19), (24)
-      r_mu = Xi^T (w x J w + J wdot - M) = Xi g - Xi^T M                    eq. (17)-(19), (24)
+      r_f  = m acc(i+1) - F(i+1)                                            eq. (19), (24)
+      r_mu = Xi^T (m_t(i+1) - M(i+1))                                       eq. (17), (24)
   F, M: every force and moment at the state of i+1 (contacts, gravity (000 eq. (25): with the
   pole at G the weight has no pseudo-moment), loads, fields; DemForcesCompute), Xi of 000
-  eq. (9) with alpha, and g = b x J(i) b + J(i) c, since w x J w + J wdot = Q g and
-  Xi^T Q = Xi (both follow from the Cayley form Q = (I - A/2)^-1 (I + A/2) of eq. (6)).
+  eq. (9) with alpha. The inertial moment m_t(i+1) is the discrete balance of angular
+  momentum L = J w written the way Newmark's eq. (20) balances linear momentum,
+      L(i+1) - L(i) = h [(1 - gamma) M(i) + gamma M(i+1)],  L(i+1) = J(i+1) w(i+1) = Q J(i) b,
+      m_t(i+1) = (Q J(i) b - J(i) w(i)) / (gamma h) - (1 - gamma)/gamma M(i),
+  (M(i): the moments of the accepted step i, tm[]). For translation this is the same equation
+  as m acc(i+1) = F(i+1); for rotation it is not: the pointwise form of eq. (19),
+  m_t = w x J w + J wdot = Q (b x J(i) b + J(i) c), leaves a torque-free body an error
+  L(i+1) - L(i) = (Q - I) J(i) b - h [(1 - gamma) w(i) x J(i) w(i) + gamma b x J(i) b] of
+  O(h^3) per step. For beta 1/4, gamma 1/2 (alpha = h (w(i) + b)/2): conservation needs
+  J(i)(b - w(i)) + (h/4)(w(i) + b) x J(i)(w(i) + b) = 0 (Cayley form of Q), eq. (19) solves
+  J(i)(b - w(i)) + (h/2)(w(i) x J(i) w(i) + b x J(i) b) = 0; they differ by
+  (h/4)(b - w(i)) x J(i)(b - w(i))). 000 section 2.2 says that eq. (22) circumvents Newmark's
+  lack of momentum conservation; with eq. (22)'s kinematics the momentum balance must be this
+  discrete one (Simo and Wong's momentum-conserving Newmark for rigid bodies) for the spatial
+  angular momentum of a torque-free body to be conserved exactly (to the SNES tolerance).
+  wdot(i+1) = Q c stays the kinematic one of eq. (22): it enters only the next predictor
+  and eq. (22) of the next step.
   Jacobian (consistent linearization, 000 section 2.6.2, written by hand): per body
       d r_f / d u        = m a1 I
-      d r_mu / d alpha   = d(Xi g)/d alpha - d(Xi^T)/d alpha [M]
-                           + Xi (a4 ([b]x J(i) - [J(i) b]x) + a1 J(i))
+      d r_mu / d alpha   = d(Xi^T)/d alpha [m_t - M]
+                           + Xi^T (a1 Q J(i) - [Q J(i) b]x Xi / (gamma h))   (a4/(gamma h) = a1)
   with d(Xi y)/d alpha = -(s^2/2)(y + alpha x y/2) alpha^T - (s/2)[y]x, s = 4/(4 + alpha.alpha),
-  and per contact the 12x12 stiffness K = -dF/dq and damping C = -dF/dv blocks of jacobian.c
-  (DemForcesJacobianBlock_Private; shape and law enter only through the contact list's
-  normal, lever arms, dfn_dgap, cn, kt), mapped to the unknowns: a spatial rotation
-  variation is dtheta = Xi dalpha (000 eq. (8)), the velocities vary as dv = a4 du and
-  dw = (a4 Q - [w]x Xi) dalpha, and the moment rows are multiplied by Xi^T:
+  and per contact the 12x12 stiffness K = -dF/dq and damping C = -dF/dv blocks, mapped to
+  the unknowns: a spatial rotation variation is dtheta = Xi dalpha (000 eq. (8)), the
+  velocities vary as dv = a4 du and dw = (a4 Q - [w]x Xi) dalpha, and the moment rows are
+  multiplied by Xi^T:
       J_ab += T_a (K_ab P_b + C_ab V_b),  T = diag(I, Xi^T), P = diag(I, Xi),
                                           V = diag(a4 I, a4 Q - [w]x Xi)
-  The tangential spring of friction.h grows by vt h (the laws see the step h): its stiffness
-  kt (I - n n^T) acts through the velocity, so it is moved from K to h C. Not linearized (they
-  cost Newton iterations, not accuracy): the loads' moment arms, field forces, and the
-  approximations jacobian.c lists. Assembled in a MATBAIJ of block size 6 preallocated from
+  With G = [I, -[ra]x, -I, [rb]x] (relative displacement of the contact point) and the law's
+  own tangent dF/dgap, dF/dvrel at the evaluation (DemNmLawTangent: central differences of
+  the law, any law, built-in or plugin; the gap column from the law's dfn_dgap where the two
+  agree to 1e-7, which keeps a linear law's tangent exact):
+      K = -G^T (dF/dgap) n^T G + K_geo,   C = -G^T (dF/dvrel) G
+  K_geo the turn of the normal between two spheres from jacobian.c
+  (DemForcesJacobianBlock_Private with its law part taken out). The law tangent holds what
+  the laws' dfn_dgap, cn, kt columns do not: the overlap dependence of a Hertzian dashpot
+  cn ~ delta^(1/4) and of kt ~ delta^(1/2), and a sliding contact's Coulomb force mu fn t
+  (its growth with fn and its turn with vt); the tangential spring grows by vt h (the laws
+  see the step h), so it acts through the velocity. Without it, Newton stalled on stiff
+  frictional Hertz piles at 50x the explicit critical dt (tests/cases/val_newmark_pile.sh).
+  Not linearized (they cost Newton iterations, not accuracy): the loads' moment arms, field
+  forces, the turn of the normal in the dashpot's vn and of the stored spring into the new
+  tangent plane (jacobian.c). Assembled in a MATBAIJ of block size 6 preallocated from
   the neighbour list (DemJacobianCreate_Private), rebuilt with the list.
   Solver: PETSc SNES (prefix none: every -snes_*, -ksp_*, -pc_* option is honoured, e.g.
   -snes_monitor, -snes_test_jacobian, -snes_rtol); defaults newtonls, KSP GMRES + ILU with
@@ -51,7 +76,9 @@
     penetration test (000 section 2.4.7): every contact present at i and at i+1 (same body
       pair and feature) must have n(i) . n(i+1) >= 0, and (for the penalty laws, whose
       converged step may also be a spurious solution with a deep overlap) no overlap may
-      exceed max_overlap of the smaller particle radius; otherwise the step is rejected;
+      grow in the step by more than max_overlap of the smaller particle radius (a contact
+      new in the step by its whole overlap); otherwise the step is rejected. The overlap
+      itself is not limited: soft contacts at rest or in an impact may overlap deeply;
     night owls (000 section 2.6.3): the neighbour list was (re)built at the step's start so
       that it holds for the expected displacement h |v| + h^2/2 |acc| of the fastest body
       (its bounding volumes inflated by that much within the skin); if a converged body moved
@@ -80,7 +107,8 @@
     beta [0.3] in (0, 0.5], gamma [0.5] in [0.5, 1]  (000 section 2.2; 2 beta >= gamma >= 1/2)
     adapt [true], dt_min [1e-9 dt], dt_max [dt], grow [1.5] > 1, grow_after [3] >= 1,
     easy_iterations [3] >= 1, max_iterations [50] >= 1 (SNES iterations per solve),
-    max_overlap [0.05] > 0 (fraction of the smaller radius; deeper overlaps reject the step)
+    max_overlap [0.05] > 0 (fraction of the smaller radius; an overlap growing more in one
+      step rejects it)
 */
 #include "demimpl.h"
 #include <petscsnes.h>
@@ -102,6 +130,7 @@ typedef struct {
   /* the step: h, Newmark constants, state at i */
   PetscReal h, a1, a2, a3, a4, a5, a6, tn;
   PetscReal *acc, *wacc;      /* [3 nb] acceleration and angular acceleration at i (world) */
+  PetscReal *tm;              /* [3 nb] moment M(i) on each body at i (world) */
   PetscBool  accvalid;
   PetscReal *Ji;              /* [9 nb] world inertia at i */
   /* trial state and per-body quantities of the last evaluation */
@@ -111,18 +140,22 @@ typedef struct {
   /* contacts present at i: keys (gid a, gid b, feature), sorted, and normals */
   PetscInt   npen, pencap;
   int64_t   *pk;  /* [3 npen] */
-  PetscReal *pn;  /* [3 npen] */
+  PetscReal *pn;  /* [4 npen] normal and gap */
   /* contacts seen by the last Newton evaluation (night owls) */
   PetscInt   nseen, seencap;
   int64_t   *sk;  /* [3 nseen] sorted */
   int64_t   *ctmp; /* [4 ctcap] scratch of the sort */
-  PetscReal *ctn;  /* [3 ctcap] */
+  PetscReal *ctn;  /* [4 ctcap] */
   PetscInt   ctcap;
   /* step control and counters */
   PetscReal dt0;
   PetscInt  nok, night_owls, cuts_snes, cuts_pen, newton_total, nevals;
   PetscReal rmin, mmin;
   PetscReal *rs; /* [nb] 1 / radius: the moment rows of the residual are scaled to forces */
+  /* the laws' tangent by differences (DemNmLawTangent): scratch of ltcap contacts */
+  PetscInt   ltcap;
+  PetscReal *lgap, *lv, *lfn, *lft, *ldfn, *lcn, *lkt, *len, *ldis, *lfd, *les, *leg, *lev, *ltg, *ltv, *lfn2, *lft2;
+  int       *lslip;
 } DemIntegrator_Newmark;
 
 static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes", "dt_cuts_penetration", "newton_total", NULL};
@@ -192,12 +225,12 @@ static PetscErrorCode DemIntegratorThermo_Newmark(DemIntegrator ig, PetscReal va
 static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp, PetscBool write)
 {
   DemIntegrator_Newmark *nm      = (DemIntegrator_Newmark *)ig->data;
-  PetscInt               version = 1, nb = nm->nb, acc = nm->accvalid ? 1 : 0;
+  PetscInt               version = 2, nb = nm->nb, acc = nm->accvalid ? 1 : 0;
   PetscInt               cnt[6]  = {nm->nok, nm->night_owls, nm->cuts_snes, nm->cuts_pen, nm->newton_total, nm->npen};
 
   PetscFunctionBegin;
   PetscCall(DemCheckpointIO(fp, write, &version, sizeof(version), "newmark checkpoint version"));
-  PetscCheck(version == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint version %" PetscInt_FMT ", this build reads version 1", version);
+  PetscCheck(version == 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint version %" PetscInt_FMT ", this build reads version 2", version);
   PetscCall(DemCheckpointIO(fp, write, &nm->dt0, sizeof(nm->dt0), "newmark configured dt"));
   PetscCall(DemCheckpointIO(fp, write, cnt, sizeof(cnt), "newmark counters"));
   PetscCall(DemCheckpointIO(fp, write, &nb, sizeof(nb), "newmark body count"));
@@ -210,17 +243,19 @@ static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp
   if (!write) {
     nm->nok = cnt[0], nm->night_owls = cnt[1], nm->cuts_snes = cnt[2], nm->cuts_pen = cnt[3], nm->newton_total = cnt[4];
     nm->accvalid = acc ? PETSC_TRUE : PETSC_FALSE;
+    /* the moments at i: the store's torques, written by the accepted step's evaluation */
+    PetscCall(PetscArraycpy(nm->tm, nm->sim->bodies.t, 3 * nb));
     PetscCheck(cnt[5] >= 0 && cnt[5] < (PetscInt)1 << 28, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint with %" PetscInt_FMT " contact normals", cnt[5]);
     if (cnt[5] > nm->pencap) {
       PetscCall(PetscFree2(nm->pk, nm->pn));
       nm->pencap = cnt[5];
-      PetscCall(PetscMalloc2(3 * nm->pencap + 3, &nm->pk, 3 * nm->pencap + 3, &nm->pn));
+      PetscCall(PetscMalloc2(3 * nm->pencap + 3, &nm->pk, 4 * nm->pencap + 4, &nm->pn));
     }
     nm->npen = cnt[5];
   }
   if (nm->npen) {
     PetscCall(DemCheckpointIO(fp, write, nm->pk, 3 * (size_t)nm->npen * sizeof(int64_t), "newmark contact keys"));
-    PetscCall(DemCheckpointIO(fp, write, nm->pn, 3 * (size_t)nm->npen * sizeof(PetscReal), "newmark contact normals"));
+    PetscCall(DemCheckpointIO(fp, write, nm->pn, 4 * (size_t)nm->npen * sizeof(PetscReal), "newmark contact normals and gaps"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -371,6 +406,20 @@ static inline PetscBool DemNmFrozen(DemSim sim, int k)
   return (sim->dim == 2 && (k == 2 || k == 3 || k == 4)) ? PETSC_TRUE : PETSC_FALSE;
 }
 
+/* y = m_t(i+1) - M(i+1) of body i at the trial state: the inertial moment of the discrete
+   balance of angular momentum (see the file comment),
+   m_t(i+1) = (Q J(i) b - J(i) w(i)) / (gamma h) - (1 - gamma)/gamma M(i) */
+static void DemNmMomentImbalance(DemIntegrator_Newmark *nm, PetscInt i, PetscReal y[3])
+{
+  const PetscReal *Ji = nm->Ji + 9 * i, *Qd = nm->Qd + 9 * i, *b = nm->bb + 3 * i, *wi = nm->sim->bodies.w + 3 * i;
+  const PetscReal  gh = 1.0 / (nm->gamma * nm->h), k = (1 - nm->gamma) / nm->gamma;
+  PetscReal        Jb[3], QJb[3], Jw[3];
+  DemNmMatVec(Ji, b, Jb);
+  DemNmMatVec(Qd, Jb, QJb);
+  DemNmMatVec(Ji, wi, Jw);
+  for (int c = 0; c < 3; c++) y[c] = gh * (QJb[c] - Jw[c]) - k * nm->tm[3 * i + c] - nm->t[3 * i + c];
+}
+
 static PetscErrorCode DemNmFunction(SNES snes, Vec X, Vec Rv, void *ctx)
 {
   DemIntegrator_Newmark *nm  = (DemIntegrator_Newmark *)ctx;
@@ -389,17 +438,12 @@ static PetscErrorCode DemNmFunction(SNES snes, Vec X, Vec Rv, void *ctx)
   PetscCall(VecGetArrayRead(X, &xx));
   for (PetscInt i = 0; i < nm->nb; i++) {
     const PetscInt   rr = nm->row[i];
-    const PetscReal *Xi = nm->Xi + 9 * i, *Ji = nm->Ji + 9 * i, *b = nm->bb + 3 * i, *c = nm->cc + 3 * i;
-    PetscReal        Jb[3], Jc[3], g[3], xg[3], xm[3];
+    PetscReal y[3], xy[3];
     if (rr < 0) continue;
     for (int k = 0; k < 3; k++) r[6 * rr + k] = bs->m[i] * (nm->a1 * nm->dx[3 * i + k] - nm->a2 * bs->v[3 * i + k] - nm->a3 * nm->acc[3 * i + k]) - nm->f[3 * i + k];
-    DemNmMatVec(Ji, b, Jb);
-    DemNmMatVec(Ji, c, Jc);
-    DemNmCross(b, Jb, g);
-    for (int k = 0; k < 3; k++) g[k] += Jc[k];
-    DemNmMatVec(Xi, g, xg);
-    DemNmMatTVec(Xi, nm->t + 3 * i, xm);
-    for (int k = 0; k < 3; k++) r[6 * rr + 3 + k] = (xg[k] - xm[k]) * nm->rs[i];
+    DemNmMomentImbalance(nm, i, y);
+    DemNmMatTVec(nm->Xi + 9 * i, y, xy);
+    for (int k = 0; k < 3; k++) r[6 * rr + 3 + k] = xy[k] * nm->rs[i];
     for (int k = 0; k < 6; k++)
       if (DemNmFrozen(sim, k)) r[6 * rr + k] = xx[6 * rr + k];
   }
@@ -408,27 +452,153 @@ static PetscErrorCode DemNmFunction(SNES snes, Vec X, Vec Rv, void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the tangential spring's 12x12 block G^T kt (I - n n^T) G of contact c (0 when sliding) */
-static void DemNmSpringBlock(DemSim sim, PetscInt c, PetscReal B[144])
+/* B += G^T M G for contact c, G = [I, -[ra]x, -I, [rb]x] (3x12), M a 3x3 matrix (row-major) */
+static void DemNmAddGtMG(DemSim sim, PetscInt c, const PetscReal M[9], PetscReal B[144])
 {
-  const PetscReal *n = sim->cl.nrm + 3 * c, *ra = sim->cl.ra + 3 * c, *rb = sim->cl.rb + 3 * c;
-  const PetscReal  kt = sim->cf.slip[c] ? 0 : sim->cf.kt[c];
-  PetscReal        G[36], Xa[9], Xb[9], S[9], SG[36];
+  const PetscReal *ra = sim->cl.ra + 3 * c, *rb = sim->cl.rb + 3 * c;
+  PetscReal        G[36], Xa[9], Xb[9], MG[36];
 
   DemSkew(ra, Xa);
   DemSkew(rb, Xb);
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
-      S[3 * i + j]      = kt * ((i == j ? 1 : 0) - n[i] * n[j]);
       G[12 * i + j]     = i == j ? 1 : 0;
       G[12 * i + 3 + j] = -Xa[3 * i + j];
       G[12 * i + 6 + j] = i == j ? -1 : 0;
       G[12 * i + 9 + j] = Xb[3 * i + j];
     }
   for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 12; j++) SG[12 * i + j] = S[3 * i] * G[j] + S[3 * i + 1] * G[12 + j] + S[3 * i + 2] * G[24 + j];
+    for (int j = 0; j < 12; j++) MG[12 * i + j] = M[3 * i] * G[j] + M[3 * i + 1] * G[12 + j] + M[3 * i + 2] * G[24 + j];
   for (int i = 0; i < 12; i++)
-    for (int j = 0; j < 12; j++) B[12 * i + j] = G[i] * SG[j] + G[12 + i] * SG[12 + j] + G[24 + i] * SG[24 + j];
+    for (int j = 0; j < 12; j++) B[12 * i + j] += G[i] * MG[j] + G[12 + i] * MG[12 + j] + G[24 + i] * MG[24 + j];
+}
+
+static PetscErrorCode DemNmLawReserve(DemIntegrator_Newmark *nm, PetscInt n)
+{
+  PetscFunctionBegin;
+  if (n <= nm->ltcap) PetscFunctionReturn(PETSC_SUCCESS);
+  n = PetscMax(n, 2 * nm->ltcap);
+  PetscCall(PetscFree4(nm->lgap, nm->lv, nm->lfn, nm->lft));
+  PetscCall(PetscFree6(nm->ldfn, nm->lcn, nm->lkt, nm->len, nm->ldis, nm->lfd));
+  PetscCall(PetscFree6(nm->les, nm->leg, nm->lev, nm->ltg, nm->ltv, nm->lslip));
+  PetscCall(PetscFree2(nm->lfn2, nm->lft2));
+  PetscCall(PetscMalloc2(n, &nm->lfn2, 3 * n, &nm->lft2));
+  PetscCall(PetscMalloc4(n, &nm->lgap, 3 * n, &nm->lv, n, &nm->lfn, 3 * n, &nm->lft));
+  PetscCall(PetscMalloc6(n, &nm->ldfn, n, &nm->lcn, n, &nm->lkt, n, &nm->len, n, &nm->ldis, 3 * n, &nm->lfd));
+  PetscCall(PetscMalloc6(n, &nm->les, n, &nm->leg, n, &nm->lev, 3 * n, &nm->ltg, 9 * n, &nm->ltv, n, &nm->lslip));
+  nm->ltcap = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the smaller bounding radius of the particles of contact c (walls do not count) */
+static PetscReal DemNmContactRadius(DemSim sim, PetscInt c)
+{
+  const DemBodyStore *bs = &sim->bodies;
+  const PetscInt      a = sim->cl.a[c], b = sim->cl.b[c];
+  PetscReal           r = PETSC_MAX_REAL;
+  if (!(bs->flags[a] & DEM_WALL)) r = PetscMin(r, bs->radius[a]);
+  if (!(bs->flags[b] & DEM_WALL)) r = PetscMin(r, bs->radius[b]);
+  return r;
+}
+
+/* every law on its batch of the contact list, at the gaps lgap and relative velocities lv */
+static PetscErrorCode DemNmLawEval(DemIntegrator_Newmark *nm, PetscReal *fn, PetscReal *ft)
+{
+  DemSim                sim = nm->sim;
+  const DemContactList *cl  = &sim->cl;
+
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l < sim->nlaw; l++) {
+    const PetscInt   c0 = sim->lawstart[l], m = sim->lawstart[l + 1] - c0;
+    DemContactBatch  cb;
+    DemContactForces o;
+    if (!m) continue;
+    PetscCall(PetscMemzero(&cb, sizeof(cb)));
+    PetscCall(PetscMemzero(&o, sizeof(o)));
+    cb.n        = m;
+    cb.a        = cl->a + c0;
+    cb.b        = cl->b + c0;
+    cb.hist     = cl->hist + c0;
+    cb.feature  = cl->feature + c0;
+    cb.nrm      = cl->nrm + 3 * c0;
+    cb.gap      = nm->lgap + c0;
+    cb.reff     = cl->reff + c0;
+    cb.ra       = cl->ra + 3 * c0;
+    cb.rb       = cl->rb + 3 * c0;
+    cb.vrel     = nm->lv + 3 * c0;
+    cb.meff     = sim->meff + c0;
+    cb.history  = sim->nl.history;
+    cb.histsize = sim->histsize;
+    cb.mp       = &sim->laws[l]->mp;
+    o.fn        = fn + c0;
+    o.ft        = ft + 3 * c0;
+    o.dfn_dgap  = nm->ldfn + c0;
+    o.cn        = nm->lcn + c0;
+    o.kt        = nm->lkt + c0;
+    o.energy    = nm->len + c0;
+    o.dissip    = nm->ldis + c0;
+    o.slip      = nm->lslip + c0;
+    o.fdamp     = nm->lfd + 3 * c0;
+    o.eslip     = nm->les + c0;
+    PetscCall(DemContactLawCompute(sim->laws[l], &cb, sim->dt, PETSC_FALSE, &o));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The laws' own tangent at the last evaluation, for every contact c: F = fn n + ft (the force
+  on a) as a function of the gap and of the relative velocity vrel the law sees,
+      ltg[3c..]  = dF/dgap,   ltv[9c..] = dF/dvrel (row-major),
+  by central differences of the law itself (one batch call per law and perturbation). This is
+  the consistent tangent of whatever the law computes: the overlap dependence of a Hertzian
+  dashpot (cn ~ delta^(1/4)) and of kt, the tangential spring (s + vt h) and dashpot, and the
+  Coulomb cap of a sliding contact (mu fn along the trial direction: its turn with vt and its
+  growth with fn), for any law, built-in or plugin, without derivative outputs. Steps:
+  6e-6 ~ eps^(1/3) of |gap| (at least 6e-14 of the radius) and of |vrel| (at least 6e-9
+  radius / h), so that truncation and round-off errors are both ~1e-10 relative (a linear law
+  such as hooke is then linearized to ~1e-10, and Newton on it converges as with the exact
+  tangent); a contact within a step of its onset (gap + step >= 0) is differenced one-sided,
+  towards more overlap. The history is read, never written. A law that takes the sliding from
+  the bodies' increments (hertz_mindlin's rolling_spring) is differenced through its velocity
+  form (sim->inc_x is NULL here: ds = vt h).
+*/
+static PetscErrorCode DemNmLawTangent(DemIntegrator_Newmark *nm)
+{
+  DemSim                sim = nm->sim;
+  const DemContactList *cl  = &sim->cl;
+  const PetscInt        n   = cl->n;
+
+  PetscFunctionBegin;
+  PetscCall(DemNmLawReserve(nm, n + 1));
+  for (PetscInt c = 0; c < n; c++) {
+    const PetscReal *v = sim->vrel + 3 * c, R = DemNmContactRadius(sim, c);
+    nm->leg[c] = 6e-6 * PetscMax(PetscAbsReal(cl->gap[c]), 1e-8 * R);
+    nm->lev[c] = 6e-6 * PetscMax(PetscSqrtReal(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), 1e-3 * R / nm->h);
+  }
+  /* the gap: F(g + e) - F(g - e) over 2e, or F(g) - F(g - e) over e at the onset */
+  PetscCall(PetscArraycpy(nm->lv, sim->vrel, 3 * n));
+  for (PetscInt c = 0; c < n; c++) nm->lgap[c] = cl->gap[c] - nm->leg[c];
+  PetscCall(DemNmLawEval(nm, nm->lfn, nm->lft));
+  for (PetscInt c = 0; c < n; c++) nm->lgap[c] = cl->gap[c] + nm->leg[c] < 0 ? cl->gap[c] + nm->leg[c] : cl->gap[c];
+  PetscCall(DemNmLawEval(nm, nm->lfn2, nm->lft2));
+  for (PetscInt c = 0; c < n; c++) {
+    const PetscReal *nr = cl->nrm + 3 * c, dg = nm->lgap[c] - (cl->gap[c] - nm->leg[c]);
+    for (int k = 0; k < 3; k++) nm->ltg[3 * c + k] = ((nm->lfn2[c] - nm->lfn[c]) * nr[k] + nm->lft2[3 * c + k] - nm->lft[3 * c + k]) / dg;
+  }
+  /* each component of the relative velocity */
+  PetscCall(PetscArraycpy(nm->lgap, cl->gap, n));
+  for (int j = 0; j < 3; j++) {
+    PetscCall(PetscArraycpy(nm->lv, sim->vrel, 3 * n));
+    for (PetscInt c = 0; c < n; c++) nm->lv[3 * c + j] -= nm->lev[c];
+    PetscCall(DemNmLawEval(nm, nm->lfn, nm->lft));
+    for (PetscInt c = 0; c < n; c++) nm->lv[3 * c + j] += 2 * nm->lev[c];
+    PetscCall(DemNmLawEval(nm, nm->lfn2, nm->lft2));
+    for (PetscInt c = 0; c < n; c++) {
+      const PetscReal *nr = cl->nrm + 3 * c;
+      for (int k = 0; k < 3; k++) nm->ltv[9 * c + 3 * k + j] = ((nm->lfn2[c] - nm->lfn[c]) * nr[k] + nm->lft2[3 * c + k] - nm->lft[3 * c + k]) / (2 * nm->lev[c]);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* maps a 6x6 sub-block K (rows of body k, columns of body l) of generalized stiffness and
@@ -488,45 +658,85 @@ static PetscErrorCode DemNmJacobian(SNES snes, Vec X, Mat A, Mat P, void *ctx)
   /* bodies: inertia and the pseudo-moments' dependence on alpha */
   for (PetscInt i = 0; i < nm->nb; i++) {
     const PetscInt   r = nm->row[i];
-    const PetscReal *Xi = nm->Xi + 9 * i, *Ji = nm->Ji + 9 * i, *b = nm->bb + 3 * i, *c = nm->cc + 3 * i, *al = nm->da + 3 * i;
-    PetscReal        blk[36], Jb[3], Jc[3], g[3], Bx[9], JbX[9], BJ[9], Dg[9], DM[9], inner[9], XI[9];
+    const PetscReal *Xi = nm->Xi + 9 * i, *Ji = nm->Ji + 9 * i, *Qd = nm->Qd + 9 * i, *b = nm->bb + 3 * i, *al = nm->da + 3 * i;
+    const PetscReal  nal[3] = {-al[0], -al[1], -al[2]};
+    PetscReal        blk[36], y[3], Jb[3], QJb[3], LX[9], LXXi[9], QJ[9], inner[9], XI[9], DY[9];
     if (r < 0) continue;
     PetscCall(PetscArrayzero(blk, 36));
     for (int k = 0; k < 3; k++) blk[7 * k] = bs->m[i] * nm->a1;
+    /* d(Xi^T y)/d alpha at fixed y: Xi^T(alpha) = Xi(-alpha) */
+    DemNmMomentImbalance(nm, i, y);
+    DemNmDXi(nal, y, DY);
+    /* d(Q J(i) b)/d alpha = a4 Q J(i) - [Q J(i) b]x Xi (a spatial variation dtheta = Xi dalpha
+       turns Q J(i) b); a4 / (gamma h) = a1 */
     DemNmMatVec(Ji, b, Jb);
-    DemNmMatVec(Ji, c, Jc);
-    DemNmCross(b, Jb, g);
-    for (int k = 0; k < 3; k++) g[k] += Jc[k];
-    DemNmDXi(al, g, Dg);
-    /* d(Xi^T M)/d alpha = d(Xi(-alpha) M)/d alpha: Xi^T(alpha) = Xi(-alpha) */
-    {
-      PetscReal nal[3] = {-al[0], -al[1], -al[2]};
-      DemNmDXi(nal, nm->t + 3 * i, DM);
-      for (int k = 0; k < 9; k++) DM[k] = -DM[k];
-    }
-    DemSkew(b, Bx);
-    DemSkew(Jb, JbX);
-    DemNmMatMat(Bx, Ji, BJ);
-    for (int k = 0; k < 9; k++) inner[k] = nm->a4 * (BJ[k] - JbX[k]) + nm->a1 * Ji[k];
-    DemNmMatMat(Xi, inner, XI);
+    DemNmMatVec(Qd, Jb, QJb);
+    DemSkew(QJb, LX);
+    DemNmMatMat(LX, Xi, LXXi);
+    DemNmMatMat(Qd, Ji, QJ);
+    for (int k = 0; k < 9; k++) inner[k] = nm->a1 * QJ[k] - LXXi[k] / (nm->gamma * nm->h);
     for (int p = 0; p < 3; p++)
-      for (int s = 0; s < 3; s++) blk[6 * (3 + p) + 3 + s] = (Dg[3 * p + s] - DM[3 * p + s] + XI[3 * p + s]) * nm->rs[i];
+      for (int s = 0; s < 3; s++) XI[3 * p + s] = Xi[p] * inner[s] + Xi[3 + p] * inner[3 + s] + Xi[6 + p] * inner[6 + s];
+    for (int p = 0; p < 3; p++)
+      for (int s = 0; s < 3; s++) blk[6 * (3 + p) + 3 + s] = (-DY[3 * p + s] + XI[3 * p + s]) * nm->rs[i];
     DemNmFreezeBlock(sim, blk, PETSC_TRUE);
     PetscCall(MatSetValuesBlocked(P, 1, &r, 1, &r, blk, ADD_VALUES));
   }
-  /* contacts: K P + C V, moment rows times Xi^T; the spring through the velocity */
+  /* contacts: K P + C V, moment rows times Xi^T. K: jacobian.c's block (cstiff 1) with its
+     law part G^T S_K G (S_K = -dfn_dgap n n^T + kt (I - n n^T)) replaced by the law's own
+     tangent, -G^T (dF/dgap) n^T G (dgap = n . G dq); what remains of it is the turn of the
+     normal between two spheres. C = -G^T (dF/dvrel) G: dashpots, and the tangential spring
+     and Coulomb cap, which see vt h (the laws' step h) */
+  PetscCall(DemNmLawTangent(nm));
   for (PetscInt c = 0; c < sim->cl.n; c++) {
-    const PetscInt a = sim->cl.a[c], b = sim->cl.b[c], body[2] = {a, b};
-    PetscReal      K[144], C[144], S[144];
-    PetscBool      anyk, anyc;
+    const PetscInt   a = sim->cl.a[c], b = sim->cl.b[c], body[2] = {a, b};
+    const PetscReal *n = sim->cl.nrm + 3 * c, *fd = nm->ltg + 3 * c, *fv = nm->ltv + 9 * c, *vr = sim->vrel + 3 * c;
+    const PetscReal  knn = -sim->cf.dfn_dgap[c], kt = sim->cf.slip[c] ? 0 : sim->cf.kt[c], cn = sim->cf.cn[c];
+    PetscReal        K[144], C[144], MK[9], MC[9], z = 0, tga[3], tva[9], ct = 0, vn, vt[3], e1 = 0, s1 = 0, e2 = 0, s2 = 0;
+    const PetscReal *tg = fd, *tv = fv;
+    PetscBool        anyk;
     if (nm->row[a] < 0 && nm->row[b] < 0) continue;
+    /* the tangent the law's columns give (dfn_dgap, cn, kt, ct read from fdamp as jacobian.c
+       does; a sticking spring through vt h): exact for a linear law such as hooke, used when
+       the gap column of the differences agrees with it to 1e-7, so that Newton on a linear
+       law keeps its exact one-step convergence instead of the differences' ~1e-10; the
+       velocity block is always the differences' (the law's columns miss the Coulomb cap) */
+    vn = vr[0] * n[0] + vr[1] * n[1] + vr[2] * n[2];
+    for (int k = 0; k < 3; k++) vt[k] = vr[k] - vn * n[k];
+    if (sim->cf.fdamp && !sim->cf.slip[c]) {
+      const PetscReal *D  = sim->cf.fdamp + 3 * c;
+      PetscReal        Dn = D[0] * n[0] + D[1] * n[1] + D[2] * n[2], vt2 = vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2], Dv = 0;
+      for (int k = 0; k < 3; k++) Dv += (D[k] - Dn * n[k]) * vt[k];
+      if (vt2 > 0 && -Dv > 0) ct = -Dv / vt2;
+    }
+    for (int i = 0; i < 3; i++) {
+      tga[i] = -knn * n[i];
+      e1     = PetscMax(e1, PetscAbsReal(fd[i] - tga[i]));
+      s1     = PetscMax(s1, PetscAbsReal(tga[i]));
+      for (int j = 0; j < 3; j++) {
+        tva[3 * i + j] = -cn * n[i] * n[j] - (ct + kt * nm->h) * ((i == j ? 1 : 0) - n[i] * n[j]);
+        e2             = PetscMax(e2, PetscAbsReal(fv[3 * i + j] - tva[3 * i + j]));
+        s2             = PetscMax(s2, PetscAbsReal(tva[3 * i + j]));
+      }
+    }
+    /* an open contact (no force, no stiffness: gap >= 0) keeps the zero tangent of its side of
+       the onset, as a contact outside the list has */
+    if (sim->cf.fn[c] == 0 && knn == 0 && cn == 0 && sim->cf.ft[3 * c] == 0 && sim->cf.ft[3 * c + 1] == 0 && sim->cf.ft[3 * c + 2] == 0) e1 = e2 = 0;
+    if (e1 <= 1e-7 * PetscMax(s1, s2 / nm->h)) tg = tga; /* k ~ c / h */
+    (void)e2, (void)s2, (void)tva;
+    for (int k = 0; k < 3; k++) z += PetscAbsReal(tg[k]);
+    for (int k = 0; k < 9; k++) z += PetscAbsReal(tv[k]);
     PetscCall(DemForcesJacobianBlock_Private(sim, c, 1, 0, K, &anyk));
-    PetscCall(DemForcesJacobianBlock_Private(sim, c, 0, 1, C, &anyc));
-    if (!anyk && !anyc) continue;
+    if (!anyk && z == 0) continue;
     if (!anyk) PetscCall(PetscArrayzero(K, 144));
-    if (!anyc) PetscCall(PetscArrayzero(C, 144));
-    DemNmSpringBlock(sim, c, S);
-    for (int k = 0; k < 144; k++) K[k] -= S[k], C[k] += nm->h * S[k];
+    PetscCall(PetscArrayzero(C, 144));
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) {
+        MK[3 * i + j] = -tg[i] * n[j] - ((i == j ? kt : 0) + (knn - kt) * n[i] * n[j]);
+        MC[3 * i + j] = -tv[3 * i + j];
+      }
+    DemNmAddGtMG(sim, c, MK, K);
+    DemNmAddGtMG(sim, c, MC, C);
     for (int bk = 0; bk < 2; bk++)
       for (int bl = 0; bl < 2; bl++) {
         PetscInt  rk = nm->row[body[bk]], rl = nm->row[body[bl]];
@@ -564,7 +774,7 @@ static PetscErrorCode DemIntegratorSetUp_Newmark(DemIntegrator ig, DemSim sim)
   if (!nm->dtmin_set) nm->dtmin = 1e-9 * sim->dt;
   ig->dt_min = nm->dtmin;
   PetscCall(DemNmReserve(nm, nb));
-  PetscCall(PetscMalloc4(nb + 1, &nm->row, 3 * nb + 1, &nm->acc, 3 * nb + 1, &nm->wacc, nb + 1, &nm->rs));
+  PetscCall(PetscMalloc5(nb + 1, &nm->row, 3 * nb + 1, &nm->acc, 3 * nb + 1, &nm->wacc, nb + 1, &nm->rs, 3 * nb + 1, &nm->tm));
   PetscCall(DemJacobianNumbering_Private(sim, nm->row, &nm->nrows));
   for (PetscInt i = 0; i < nb; i++) nm->rs[i] = bs->radius[i] > 0 ? 1.0 / bs->radius[i] : 1.0;
   nm->rmin = nm->mmin = PETSC_MAX_REAL;
@@ -610,7 +820,7 @@ static int DemNmCmpKey(const void *x, const void *y)
   return 0;
 }
 
-/* sorted keys (and optionally normals) of every contact in sim->cl */
+/* sorted keys (and optionally normals and gaps, 4 per contact) of every contact in sim->cl */
 static PetscErrorCode DemNmCollect(DemIntegrator_Newmark *nm, PetscInt *n, PetscInt *cap, int64_t **keys, PetscReal **nrm)
 {
   DemSim         sim = nm->sim;
@@ -621,7 +831,7 @@ static PetscErrorCode DemNmCollect(DemIntegrator_Newmark *nm, PetscInt *n, Petsc
     *cap = PetscMax(m, 2 * *cap);
     if (nrm) {
       PetscCall(PetscFree2(*keys, *nrm));
-      PetscCall(PetscMalloc2(3 * *cap + 3, keys, 3 * *cap + 3, nrm));
+      PetscCall(PetscMalloc2(3 * *cap + 3, keys, 4 * *cap + 4, nrm));
     } else {
       PetscCall(PetscFree(*keys));
       PetscCall(PetscMalloc1(4 * *cap + 4, keys));
@@ -634,19 +844,21 @@ static PetscErrorCode DemNmCollect(DemIntegrator_Newmark *nm, PetscInt *n, Petsc
     if (m > nm->ctcap) {
       PetscCall(PetscFree2(nm->ctmp, nm->ctn));
       nm->ctcap = PetscMax(m, 2 * nm->ctcap);
-      PetscCall(PetscMalloc2(4 * nm->ctcap + 4, &nm->ctmp, 3 * nm->ctcap + 3, &nm->ctn));
+      PetscCall(PetscMalloc2(4 * nm->ctcap + 4, &nm->ctmp, 4 * nm->ctcap + 4, &nm->ctn));
     }
     tmp = nm->ctmp, tn = nm->ctn;
     for (PetscInt c = 0; c < m; c++) {
       PetscReal s;
       DemNmKey(sim, c, tmp + 4 * c, &s);
       tmp[4 * c + 3] = c;
-      for (int j = 0; j < 3; j++) tn[3 * c + j] = s * sim->cl.nrm[3 * c + j];
+      for (int j = 0; j < 3; j++) tn[4 * c + j] = s * sim->cl.nrm[3 * c + j];
+      tn[4 * c + 3] = sim->cl.gap[c];
     }
     if (m > 1) qsort(tmp, (size_t)m, 4 * sizeof(int64_t), DemNmCmpKey); /* tmp is NULL for m = 0 */
     for (PetscInt c = 0; c < m; c++) {
       const PetscInt o = (PetscInt)tmp[4 * c + 3];
-      for (int j = 0; j < 3; j++) (*keys)[3 * c + j] = tmp[4 * c + j], (*nrm)[3 * c + j] = tn[3 * o + j];
+      for (int j = 0; j < 3; j++) (*keys)[3 * c + j] = tmp[4 * c + j];
+      for (int j = 0; j < 4; j++) (*nrm)[4 * c + j] = tn[4 * o + j];
     }
   } else {
     for (PetscInt c = 0; c < m; c++) {
@@ -670,17 +882,6 @@ static PetscInt DemNmFind(const int64_t *keys, PetscInt n, const int64_t k[3])
     else hi = mid - 1;
   }
   return -1;
-}
-
-/* the smaller bounding radius of the particles of contact c (walls do not count) */
-static PetscReal DemNmContactRadius(DemSim sim, PetscInt c)
-{
-  const DemBodyStore *bs = &sim->bodies;
-  const PetscInt      a = sim->cl.a[c], b = sim->cl.b[c];
-  PetscReal           r = PETSC_MAX_REAL;
-  if (!(bs->flags[a] & DEM_WALL)) r = PetscMin(r, bs->radius[a]);
-  if (!(bs->flags[b] & DEM_WALL)) r = PetscMin(r, bs->radius[b]);
-  return r;
 }
 
 /* a rejected step: the state stays, the run retries with h/2 */
@@ -716,6 +917,7 @@ static PetscErrorCode DemNmInitialAcceleration(DemIntegrator_Newmark *nm)
   fo.f = nm->f;
   fo.t = nm->t;
   PetscCall(DemForcesCompute(sim, &st, PETSC_FALSE, PETSC_FALSE, &fo));
+  PetscCall(PetscArraycpy(nm->tm, nm->t, 3 * nm->nb));
   for (PetscInt i = 0; i < nm->nb; i++) {
     PetscReal Jw[3], wJw[3], rhs[3], b[3];
     for (int k = 0; k < 3; k++) nm->acc[3 * i + k] = nm->wacc[3 * i + k] = 0;
@@ -868,17 +1070,21 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
-  /* penetration test, 000 section 2.4.7: n(i) . n(i+1) >= 0 for every contact present at both */
+  /* penetration test, 000 section 2.4.7: n(i) . n(i+1) >= 0 for every contact present at both,
+     and no overlap grows by more than max_overlap of the smaller radius in one step (a
+     spurious root deep in a penalty contact); a deep overlap reached gradually (soft
+     contacts, an impact) is physical and accepted */
   for (PetscInt c = 0; c < sim->cl.n; c++) {
     int64_t   k[3];
-    PetscReal s, d;
+    PetscReal s, d, grow;
     PetscInt  o;
     DemNmKey(sim, c, k, &s);
-    o = DemNmFind(nm->pk, nm->npen, k);
-    d = o < 0 ? 1 : s * (sim->cl.nrm[3 * c] * nm->pn[3 * o] + sim->cl.nrm[3 * c + 1] * nm->pn[3 * o + 1] + sim->cl.nrm[3 * c + 2] * nm->pn[3 * o + 2]);
-    if (d < 0 || -sim->cl.gap[c] > nm->max_overlap * DemNmContactRadius(sim, c)) {
+    o    = DemNmFind(nm->pk, nm->npen, k);
+    d    = o < 0 ? 1 : s * (sim->cl.nrm[3 * c] * nm->pn[4 * o] + sim->cl.nrm[3 * c + 1] * nm->pn[4 * o + 1] + sim->cl.nrm[3 * c + 2] * nm->pn[4 * o + 2]);
+    grow = PetscMax(0, -sim->cl.gap[c]) - (o < 0 ? 0 : PetscMax(0, -nm->pn[4 * o + 3]));
+    if (d < 0 || grow > nm->max_overlap * DemNmContactRadius(sim, c)) {
       if (d < 0) PetscCall(PetscSNPrintf(why, sizeof(why), "penetration: the normal of the contact of bodies %" PetscInt_FMT " and %" PetscInt_FMT " turned over (n(i) . n(i+1) = %.3g, 000 section 2.4.7)", (PetscInt)k[0], (PetscInt)k[1], (double)d));
-      else PetscCall(PetscSNPrintf(why, sizeof(why), "penetration: bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap by %.3g of the smaller radius (> max_overlap %g)", (PetscInt)k[0], (PetscInt)k[1], (double)(-sim->cl.gap[c] / DemNmContactRadius(sim, c)), (double)nm->max_overlap));
+      else PetscCall(PetscSNPrintf(why, sizeof(why), "penetration: the overlap of bodies %" PetscInt_FMT " and %" PetscInt_FMT " grows by %.3g of the smaller radius in one step (> max_overlap %g)", (PetscInt)k[0], (PetscInt)k[1], (double)(grow / DemNmContactRadius(sim, c)), (double)nm->max_overlap));
       nm->cuts_pen++;
       PetscCall(DemNmReject(ig, sim, why, its_total, fnorm, info));
       PetscFunctionReturn(PETSC_SUCCESS);
@@ -912,6 +1118,7 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
         pnew += sim->fd[j] * vm + sim->td[j] * wm;
       }
   }
+  PetscCall(PetscArraycpy(nm->tm, bs->t, 3 * nb));
   sim->time             = nm->tn + h;
   sim->dissipated      += -0.5 * h * (pn + pnew) + fo.eslip;
   sim->dissip_rate_prev = fo.dissip_rate;
@@ -943,13 +1150,17 @@ static PetscErrorCode DemIntegratorDestroy_Newmark(DemIntegrator ig)
   PetscCall(VecDestroy(&nm->X));
   PetscCall(VecDestroy(&nm->R));
   PetscCall(VecDestroy(&nm->Xlast));
-  PetscCall(PetscFree4(nm->row, nm->acc, nm->wacc, nm->rs));
+  PetscCall(PetscFree5(nm->row, nm->acc, nm->wacc, nm->rs, nm->tm));
   PetscCall(PetscFree6(nm->x, nm->v, nm->w, nm->q, nm->dx, nm->da));
   PetscCall(PetscFree6(nm->f, nm->t, nm->fd, nm->td, nm->fdn, nm->tdn));
   PetscCall(PetscFree5(nm->Xi, nm->Qd, nm->bb, nm->cc, nm->Ji));
   PetscCall(PetscFree2(nm->pk, nm->pn));
   PetscCall(PetscFree(nm->sk));
   PetscCall(PetscFree2(nm->ctmp, nm->ctn));
+  PetscCall(PetscFree4(nm->lgap, nm->lv, nm->lfn, nm->lft));
+  PetscCall(PetscFree6(nm->ldfn, nm->lcn, nm->lkt, nm->len, nm->ldis, nm->lfd));
+  PetscCall(PetscFree6(nm->les, nm->leg, nm->lev, nm->ltg, nm->ltv, nm->lslip));
+  PetscCall(PetscFree2(nm->lfn2, nm->lft2));
   PetscCall(PetscFree(ig->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -8,8 +8,10 @@
   values kept across the build in a (gid_a, gid_b, feature) map of its own (zeros for a new
   contact; the neighbour list's map is scratch of the build);
   DemForcesCompute zeroes the slots of contacts that did not touch at a committed evaluation,
-  and a rebuild puts the nonzero ones back into the map. Not saved in checkpoints (a restart
-  starts them from zero).
+  and a rebuild puts the nonzero ones back into the map. Users: mesh walls (mesh.c: one contact
+  per touching face, edge or vertex) and polyhedra (polyhedron_contact.c: one per pair of
+  sub-regions). Checkpoints hold the slots, their history rows and the map
+  (DemNeighbourFeatureCheckpoint_Private), so that a restart continues bitwise.
 */
 #include "demimpl.h"
 
@@ -156,5 +158,117 @@ PetscErrorCode DemNeighbourFeatureFree_Private(DemNeighbourList *nl)
     PetscCall(PetscFree(nl->fmap));
   }
   nl->nfeat = nl->featcap = nl->fhashcap = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* reads the nf slots of a checkpoint (after their count) and the feature map into temporaries,
+   checking them (DemNeighbourFeatureCheckpoint_Private) */
+static PetscErrorCode DemFeatRead(FILE *fp, PetscInt npairs, PetscInt hs, int64_t nf, PetscInt *fpair, int64_t *fkey, PetscReal *fh, DemHistoryMap *seen, DemHistoryMap *map)
+{
+  PetscFunctionBegin;
+  for (PetscInt s = 0; s < nf; s++) {
+    int64_t  p;
+    PetscInt c0 = seen->count;
+    PetscCall(DemCheckpointIO(fp, PETSC_FALSE, &p, sizeof(p), "feature slots: pair"));
+    PetscCall(DemCheckpointIO(fp, PETSC_FALSE, &fkey[s], sizeof(int64_t), "feature slots: key"));
+    PetscCheck(p >= 0 && p < npairs, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: feature slot %" PetscInt_FMT " belongs to pair %lld, there are %" PetscInt_FMT " pairs", s, (long long)p, npairs);
+    fpair[s] = (PetscInt)p;
+    PetscCall(DemHistoryMapPut(seen, p, 0, fkey[s], NULL));
+    PetscCheck(seen->count > c0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: feature slot %" PetscInt_FMT " repeats pair %lld, feature %lld", s, (long long)p, (long long)fkey[s]);
+  }
+  PetscCall(DemCheckpointIO(fp, PETSC_FALSE, fh, (size_t)(hs * nf) * sizeof(PetscReal), "feature slots: history"));
+  for (PetscInt k = 0; k < hs * nf; k++) PetscCheck(isfinite(fh[k]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: feature slot history value %" PetscInt_FMT " is not finite", k);
+  PetscCall(DemHistoryMapCheckpoint_Private(map, fp, PETSC_FALSE, "feature map"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemNeighbourFeatureCheckpoint_Private - the feature slots in a checkpoint (checkpoint.c, at the
+  end of the neighbour list's section), through DemCheckpointIO: int32 version (1), int64
+  history size, int64 count of the slots of the current build, each slot's pair and feature key
+  (int64), their history rows (count x history size reals), then the feature map (the values
+  kept across the last build, read by slots made later) by DemHistoryMapCheckpoint_Private.
+  Reading (write false) checks everything against `npairs`, the checkpoint's pair count (a pair
+  index out of range, a (pair, feature) given twice, a value that is not finite are refused) and
+  changes nothing unless `apply`; then the pairs, their history rows and the build count of the
+  neighbour list must be restored already. `avail`: the bytes there are to read (bounds the
+  count before anything is allocated). Not collective.
+*/
+PetscErrorCode DemNeighbourFeatureCheckpoint_Private(DemSim sim, FILE *fp, PetscBool write, PetscBool apply, PetscInt npairs, size_t avail)
+{
+  DemNeighbourList *nl      = &sim->nl;
+  const PetscInt    hs      = PetscMax(sim->histsize, 0);
+  int32_t           version = 1;
+  int64_t           nf = 0, hsf = hs;
+  PetscInt         *fpair;
+  int64_t          *fkey;
+  PetscReal        *fh;
+  DemHistoryMap     map, seen;
+  PetscErrorCode    ierr;
+
+  PetscFunctionBegin;
+  PetscCall(DemCheckpointIO(fp, write, &version, sizeof(version), "feature slots: version"));
+  PetscCheck(version == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: feature slots of version %d, this mmdem reads version 1", (int)version);
+  PetscCall(DemCheckpointIO(fp, write, &hsf, sizeof(hsf), "feature slots: history size"));
+  PetscCheck(hsf == hs, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: feature slots of %lld history values, %" PetscInt_FMT " in this run", (long long)hsf, hs);
+  if (write) {
+    nf = hs > 0 ? DemNeighbourFeatureCount_Private(sim) : 0;
+    PetscCall(DemCheckpointIO(fp, write, &nf, sizeof(nf), "feature slots: count"));
+    for (PetscInt s = 0; s < nf; s++) {
+      int64_t p = nl->fpair[s];
+      PetscCall(DemCheckpointIO(fp, write, &p, sizeof(p), "feature slots: pair"));
+      PetscCall(DemCheckpointIO(fp, write, &nl->fkey[s], sizeof(int64_t), "feature slots: key"));
+    }
+    PetscCall(DemCheckpointIO(fp, write, nl->history + hs * npairs, (size_t)(hs * nf) * sizeof(PetscReal), "feature slots: history"));
+    if (nl->fmap) PetscCall(DemHistoryMapCheckpoint_Private((DemHistoryMap *)nl->fmap, fp, write, "feature map"));
+    else {
+      int64_t zero = 0; /* an empty map */
+      PetscCall(DemCheckpointIO(fp, write, &zero, sizeof(zero), "feature map"));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* reading: into temporaries, checked, then (apply) into the neighbour list */
+  PetscCall(DemCheckpointIO(fp, write, &nf, sizeof(nf), "feature slots: count"));
+  PetscCheck(nf >= 0 && (uint64_t)nf <= avail / (16 + 8 * (size_t)hs) && nf < PETSC_MAX_INT / 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %lld feature slots is out of range", (long long)nf);
+  PetscCheck(nf == 0 || hs > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %lld feature slots without contact history", (long long)nf);
+  PetscCall(DemHistoryMapInit(&map, hs));
+  PetscCall(DemHistoryMapInit(&seen, 0));
+  PetscCall(PetscMalloc3(nf + 1, &fpair, nf + 1, &fkey, hs * nf + 1, &fh));
+  ierr = DemFeatRead(fp, npairs, hs, nf, fpair, fkey, fh, &seen, &map);
+  if (!ierr && apply) {
+    PetscInt cap = 128;
+    if (npairs + nf > nl->histcap) { /* room for the feature rows, keeping the pairs' history */
+      PetscInt   hc = npairs + (PetscInt)nf;
+      PetscReal *h;
+      PetscCall(PetscMalloc1(PetscMax(hs * hc, 1), &h));
+      PetscCall(PetscArraycpy(h, nl->history, hs * npairs));
+      PetscCall(PetscFree(nl->history));
+      nl->history = h;
+      nl->histcap = hc;
+    }
+    PetscCall(PetscArraycpy(nl->history + hs * npairs, fh, hs * nf));
+    if (nf > nl->featcap) {
+      PetscCall(PetscFree2(nl->fpair, nl->fkey));
+      PetscCall(PetscMalloc2(nf, &nl->fpair, nf, &nl->fkey));
+      nl->featcap = (PetscInt)nf;
+    }
+    PetscCall(PetscArraycpy(nl->fpair, fpair, nf));
+    PetscCall(PetscArraycpy(nl->fkey, fkey, nf));
+    nl->nfeat  = (PetscInt)nf;
+    nl->fbuild = nl->nbuilds + 1; /* the slots of the current build */
+    while (2 * (nf + 1) > cap) cap *= 2;
+    PetscCall(DemFeatRehash(nl, PetscMax(cap, nl->fhashcap)));
+    if (!nl->fmap) {
+      DemHistoryMap *m;
+      PetscCall(PetscNew(&m));
+      nl->fmap = m;
+    } else PetscCall(DemHistoryMapFree((DemHistoryMap *)nl->fmap));
+    *(DemHistoryMap *)nl->fmap = map; /* moved into the list */
+    PetscCall(DemHistoryMapInit(&map, hs));
+  }
+  PetscCall(DemHistoryMapFree(&map));
+  PetscCall(DemHistoryMapFree(&seen));
+  PetscCall(PetscFree3(fpair, fkey, fh));
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -25,7 +25,9 @@
   down to -skin, or 5 % of the bounding radius in the configuration check); contacts are
   reported while gap < skin (the activation distance g_bar of barrier_hybrid). The contact
   point is the middle of the two points, the normal points from b to a, and the feature key
-  (polyhedron.h) names the two sub-regions, so that friction history follows each contact.
+  (polyhedron.h) names the two sub-regions, so that friction history follows each contact: each
+  gets the history slot of its (pair, key) from the neighbour list's feature slots (featslot.c),
+  which keeps it across rebuilds and in checkpoints.
 
   Search (000 section 2.5): the neighbour list holds the body pairs whose inflated bounding
   spheres overlap (first level); then every feature of each body is tested against the other
@@ -52,6 +54,14 @@ typedef struct {
   PetscInt  *vf, nvf, cap_vf; /* (vertex of one body, feature of the other, type) of accepted contacts */
 } DemPolyScratch;
 static DemPolyScratch scratch_;
+
+/* where the contacts of one candidate pair go: the list, and the pair's index in the neighbour
+   list (-1: no history, e.g. the set-up check) for the history slot of each contact */
+typedef struct {
+  DemContactList *cl;
+  DemSim          sim;
+  PetscInt        pair;
+} DemPolyOut;
 
 static PetscErrorCode DemPolyScratchReserve(int k, const DemPolyGeom *g)
 {
@@ -222,16 +232,24 @@ static inline PetscBool DemPolyFaceValid(const DemPolyGeom *g, PetscInt t, Petsc
   return zeros < 2; /* exactly at a vertex: the vertex owns it */
 }
 
-static PetscErrorCode DemPolyAppend(DemContactList *out, PetscInt a, PetscInt b, const PetscReal xa[3], const PetscReal xb[3], const PetscReal pa[3], const PetscReal pb[3], const PetscReal n[3], PetscReal gap, PetscReal reff, int64_t key)
+/* appends one pointwise contact; its history slot (friction of barrier_hybrid) is the feature
+   slot of (pair, key) (featslot.c: kept across rebuilds and in checkpoints), or the pair's own
+   slot for the one key that is 0 (vertex 0 against vertex 0) */
+static PetscErrorCode DemPolyAppend(DemPolyOut *po, PetscInt a, PetscInt b, const PetscReal xa[3], const PetscReal xb[3], const PetscReal pa[3], const PetscReal pb[3], const PetscReal n[3], PetscReal gap, PetscReal reff, int64_t key)
 {
-  PetscInt c;
+  DemContactList *out = po->cl;
+  PetscInt        c, hist = -1;
 
   PetscFunctionBegin;
+  if (po->pair >= 0) {
+    if (key) PetscCall(DemNeighbourFeatureSlot_Private(po->sim, po->pair, key, PETSC_TRUE, &hist, NULL));
+    else hist = po->pair;
+  }
   PetscCall(DemContactListAppend(out, &c));
   out->a[c]       = a;
   out->b[c]       = b;
   out->feature[c] = key;
-  out->hist[c]    = -1; /* the barrier law keeps history per feature key */
+  out->hist[c]    = hist;
   out->gap[c]     = gap;
   out->reff[c]    = reff;
   for (int j = 0; j < 3; j++) {
@@ -275,7 +293,7 @@ static inline PetscBool DemPolyMarked(PetscInt v, PetscInt type, PetscInt feat)
   `side` is 0 for A's vertices against B's features, then 1 with the bodies exchanged (the
   marks for the hierarchy use type + 2 side to keep both directions apart).
 */
-static PetscErrorCode DemPolyPairVertexFace(DemPolyBody *A, DemPolyBody *B, PetscInt a, PetscInt b, PetscBool swap, PetscReal skin, PetscReal lower, DemContactList *out)
+static PetscErrorCode DemPolyPairVertexFace(DemPolyBody *A, DemPolyBody *B, PetscInt a, PetscInt b, PetscBool swap, PetscReal skin, PetscReal lower, DemPolyOut *out)
 {
   const DemPolyGeom *gb = B->g;
 
@@ -304,7 +322,7 @@ static PetscErrorCode DemPolyPairVertexFace(DemPolyBody *A, DemPolyBody *B, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode DemPolyPairVertexEdge(DemPolyBody *A, DemPolyBody *B, PetscInt a, PetscInt b, PetscBool swap, PetscReal skin, DemContactList *out)
+static PetscErrorCode DemPolyPairVertexEdge(DemPolyBody *A, DemPolyBody *B, PetscInt a, PetscInt b, PetscBool swap, PetscReal skin, DemPolyOut *out)
 {
   const DemPolyGeom *gb = B->g;
   const PetscReal    tol = 1e-9;
@@ -347,7 +365,7 @@ static PetscBool DemPolyVertexHasNeighbourContact(const DemPolyGeom *gb, PetscIn
   return PETSC_FALSE;
 }
 
-static PetscErrorCode DemPolyPair(DemPolyBody *A, DemPolyBody *B, PetscInt a, PetscInt b, PetscReal skin, PetscReal lowA, PetscReal lowB, DemContactList *out)
+static PetscErrorCode DemPolyPair(DemPolyBody *A, DemPolyBody *B, PetscInt a, PetscInt b, PetscReal skin, PetscReal lowA, PetscReal lowB, DemPolyOut *out)
 {
   const DemPolyGeom *ga = A->g, *gb = B->g;
   const PetscReal    tol = 1e-9;
@@ -419,7 +437,7 @@ static PetscReal DemPolyWinding(const DemPolyBody *P, const PetscReal y[3])
 
 /* configuration check: every corner of A inside B is an overlap, reported with the negative
    distance to the nearest plane of B's triangles (a lower bound of the depth) */
-static PetscErrorCode DemPolyOverlap(const DemPolyBody *A, const DemPolyBody *B, PetscInt a, PetscInt b, DemContactList *out)
+static PetscErrorCode DemPolyOverlap(const DemPolyBody *A, const DemPolyBody *B, PetscInt a, PetscInt b, DemPolyOut *out)
 {
   PetscFunctionBegin;
   for (PetscInt ii = 0; ii < A->ncv; ii++) {
@@ -466,6 +484,7 @@ PetscErrorCode DemCollide_PolyhedronPolyhedron(DemShapeKind ka, DemShapeKind kb,
 {
   DemSim       sim = pb->sim;
   DemBodyStore *bs;
+  DemPolyOut    po = {out, sim, -1};
 
   PetscFunctionBegin;
   PetscCall(DemSimGetBodies(sim, &bs));
@@ -483,12 +502,13 @@ PetscErrorCode DemCollide_PolyhedronPolyhedron(DemShapeKind ka, DemShapeKind kb,
     DemPolyCandidates(&A, B.x, B.r, PetscMax(skin, -lowA));
     DemPolyCandidates(&B, A.x, A.r, PetscMax(skin, -lowB));
     if ((!A.ncv && !A.nce) || (!B.ncv && !B.nce)) continue;
+    po.pair = pb->pair ? pb->pair[k] : -1;
     if (!pb->pair && skin <= 0) { /* the set-up check for initial overlaps (sim.c) */
-      PetscCall(DemPolyOverlap(&A, &B, a, b, out));
-      PetscCall(DemPolyOverlap(&B, &A, b, a, out));
+      PetscCall(DemPolyOverlap(&A, &B, a, b, &po));
+      PetscCall(DemPolyOverlap(&B, &A, b, a, &po));
       continue;
     }
-    PetscCall(DemPolyPair(&A, &B, a, b, skin, lowA, lowB, out));
+    PetscCall(DemPolyPair(&A, &B, a, b, skin, lowA, lowB, &po));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -505,6 +525,7 @@ PetscErrorCode DemCollide_PolyhedronPlane(DemShapeKind ka, DemShapeKind kb, cons
   DemSim           sim = pb->sim;
   DemBodyStore    *bs;
   const PetscReal *x = pb->state->x, *q = pb->state->q;
+  DemPolyOut       po = {out, sim, -1};
 
   PetscFunctionBegin;
   PetscCall(DemSimGetBodies(sim, &bs));
@@ -519,7 +540,8 @@ PetscErrorCode DemCollide_PolyhedronPlane(DemShapeKind ka, DemShapeKind kb, cons
     h = (x[3 * a] - xb[0]) * n[0] + (x[3 * a + 1] - xb[1]) * n[1] + (x[3 * a + 2] - xb[2]) * n[2];
     if (h - bs->radius[a] >= skin) continue;
     PetscCall(DemPolyBodySet(sim, pb, a, NULL, 0, &A));
-    low = skin > 0 ? -skin : -0.05 * A.r;
+    po.pair = pb->pair ? pb->pair[k] : -1;
+    low     = skin > 0 ? -skin : -0.05 * A.r;
     if (!pb->pair) low = -PETSC_MAX_REAL; /* set-up check: any corner behind the plane */
     {
       const DemPolyGeom *g = A.g;
@@ -533,7 +555,7 @@ PetscErrorCode DemCollide_PolyhedronPlane(DemShapeKind ka, DemShapeKind kb, cons
         PetscReal        hv = (p[0] - xb[0]) * n[0] + (p[1] - xb[1]) * n[1] + (p[2] - xb[2]) * n[2], pp[3];
         if (!g->vsharp[i] || !(hv < skin && hv > low)) continue;
         for (int j = 0; j < 3; j++) pp[j] = p[j] - hv * n[j];
-        PetscCall(DemPolyAppend(out, a, b, A.x, xb, p, pp, n, hv, A.r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_F, 0)));
+        PetscCall(DemPolyAppend(&po, a, b, A.x, xb, p, pp, n, hv, A.r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_F, 0)));
       }
     }
   }

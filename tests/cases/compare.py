@@ -19,7 +19,8 @@ config/experiments. Usage: compare.py TMPDIR
     included) has slope 1.8..2.2 for verlet and variational alpha 1/2 (003 eq. (6)'s Q^+_d;
     eq. (14)'s approximation of it made this 1.12), 0.8..1.2 for alpha 0; variational's
     restitution at the smallest dt equals verlet's within 1e-3.
-(b): asserted for verlet and symplectic_euler (the only variants compare.sh runs);
+(b): asserted for verlet and symplectic_euler (the 128-bead run of compare.sh; every
+    integrator on a reduced 16-bead pile: compare_pile.py);
 (c): every variant runs (status ok at every dt, or skipped when not registered); the values
     are asserted for verlet, symplectic_euler and variational, printed for the others.
 (b) pile_settling.yaml (one dt_fraction): the floor carries the weight at the end,

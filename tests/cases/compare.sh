@@ -39,6 +39,12 @@ run_compare "(a) impact_dt damped" "$T/a2" config/experiments/impact_dt.yaml --j
 mine='compare.variants=[{integrator: {type: verlet}}, {integrator: {type: symplectic_euler}}]'
 run_compare "(b) pile_settling" "$T/b" config/experiments/pile_settling.yaml --jobs 2 "${plug[@]}" --set "$mine" --set 'compare.dt_fraction=[0.05]' --set run.end_time=0.4
 run_compare "(c) spinning_sphere" "$T/c" config/experiments/spinning_sphere.yaml --jobs 2 "${plug[@]}"
+# (b) reduced, every integrator of the file: 16 beads in a 6 mm box (two layers), 0.5 s, one
+# dt_fraction (cd at dt_scale 10 of it: 0.5 tc); about 10 s of CPU in all. Checks in
+# compare_pile.py (the full experiment: tests/validate/pile_settling.sh)
+small=(--set 'domain.hi=[0.006, 0.006, 0.02]' --set bodies.0.random.count=16 --set 'bodies.0.random.region.hi=[0.006, 0.006, 0.012]' --set run.end_time=0.5 --set 'compare.dt_fraction=[0.05]')
+run_compare "(b) pile_settling reduced, every integrator" "$T/b16" config/experiments/pile_settling.yaml --jobs 2 "${plug[@]}" "${small[@]}"
+"$PY" tests/cases/compare_pile.py "$T/b16" 16 0.5 1 "(b) 16 beads"
 grep -q "^trapezoid,trapezoid,.*,skipped," "$T/a/compare.csv" 2>/dev/null || grep -q "^trapezoid,trapezoid,.*,ok," "$T/a/compare.csv" 2>/dev/null \
   && ok "(a) compare.csv has the trapezoid rows (skipped until it is registered)" || nok "(a) trapezoid rows" "$(head -c 400 "$T/a/compare.csv" 2>/dev/null)"
 "$PY" tests/cases/compare.py "$T"
@@ -64,6 +70,8 @@ expect_error "no compare: block" "compare needs a top-level 'compare:' block" "$
 expect_error "unknown statistic, located" "compare.observables[0]: unknown statistic 'median'" "$M" compare "$y" "${plug[@]}" --out "$T/n" --set 'compare.observables=[median:ke_trans]'
 expect_error "unknown compare key" "unknown key 'variant'" "$M" compare "$y" "${plug[@]}" --out "$T/n" --set 'compare.variant=[]'
 expect_error "dt in a variant and a dt list" "compare.dt lists the time steps" "$M" compare "$y" "${plug[@]}" --out "$T/n" --set 'compare.variants=[{integrator: {type: verlet, dt: 1.0e-6}}]'
+expect_error "dt_scale beyond dt_fraction 1, located" "compare.variants[0].dt_scale: dt_scale 40 makes dt_fraction 40 * 0.05 = 2 > 1" "$M" compare config/experiments/pile_settling.yaml "${plug[@]}" --out "$T/n" --set 'compare.variants=[{integrator: {type: cd}, dt_scale: 40}]'
+expect_error "dt_scale without a dt list" "dt_scale multiplies the compare.dt or compare.dt_fraction list, and there is none" "$M" compare "$y" "${plug[@]}" --out "$T/n" --set 'compare={variants: [{integrator: {type: verlet}, dt_scale: 2}]}'
 expect_error "compare under mpirun" "run it without mpirun" mpirun -n 2 "$M" compare "$y" "${plug[@]}" --out "$T/n"
 
 # mmdem plot on a run with a wall

@@ -2,15 +2,21 @@
 
 1. -snes_test_jacobian (PETSc's finite-difference Jacobian of newmark's residual, 000 eq.
    (61)-(63)) on val_newmark_jacobian.yaml: ||J - Jfd||_F / ||J||_F at every solve of 2 steps.
-   Frictionless contacts (with and without the normal dashpot): the Jacobian is exact up to
-   the approximations jacobian.c lists (the dashpot's cn(overlap) and the normal's turn in vn),
-   so the difference must stay at the finite-difference noise level, < 1e-6 (PETSc's guide:
-   O(1e-8) means correct; a wrong term of the gyroscopic or pseudo-moment blocks gives
-   > 1e-4 here, since the bodies have radius 1 m and their rotational entries are as large as
-   the translational ones). With friction (sticking springs, mu 0.5) the turn of the stored
-   spring into the new tangent plane is not linearized (jacobian.c): < 1e-4 for sticking
-   contacts (mu 5; with mu 0.5 the fast-spinning spheres slide, and a sliding contact has no
-   tangential block in jacobian.c: 1e-2 measured).
+   The laws enter through their own tangent (newmark.c DemNmLawTangent: differences of the
+   law in the gap and the relative velocity), so the Jacobian is consistent up to what
+   jacobian.c's geometric block leaves out (the turn of the normal in the dashpot's vn; the
+   turn of the stored spring into the new tangent plane). Tolerances: PETSc's guide calls
+   O(1e-8) correct; a wrong term of the gyroscopic or pseudo-moment blocks gives > 1e-4 here
+   (the bodies have radius 1 m, so their rotational entries weigh as much as the
+   translational ones). Measured (and the tangent jacobian.c alone gave, newmark.c before
+   DemNmLawTangent):
+     hooke, frictionless, undamped                  3e-10
+     hooke, frictionless, normal dashpot            8e-7    (vn's normal turn)    tol 1e-6
+     hooke, sticking friction (mu 5), dashpots      1.4e-5  (spring turn)         tol 1e-4
+     hooke, sliding friction (mu 0.5), dashpots     2.2e-6  (was 1e-2)            tol 1e-5
+     hertz_mindlin, frictionless (cn ~ delta^1/4)   6.3e-7  (was 1.0e-4)          tol 1e-5
+     hertz_mindlin, mu 0.5 (sliding)                9.9e-7  (was 6.0e-3)          tol 1e-5
+     hertz_mindlin, mu 5 (sticking; kt ~ delta^1/2) 7.2e-6  (was 5.9e-2)          tol 1e-4
 2. Quadratic convergence: the Hertzian head-on impact of val_impact_hertz.yaml under newmark
    at dt = 6e-5 s (about tc/3) with -snes_rtol 1e-14 -snes_monitor: in every solve of at
    least three residuals r0, r1, r2 with r2 above round-off (1e-12 of the largest r0) the
@@ -43,10 +49,16 @@ def run(out, sets, opts):
 
 
 law = "contact.0.params."
-for name, gn, gt, mu, tol in (("frictionless, undamped", 0, 0, 0, 1e-6),
-                              ("frictionless, normal dashpot", 50, 0, 0, 1e-6),
-                              ("sticking friction (mu 5) with dashpots", 50, 25, 5, 1e-4)):
-    rc, out = run("jac", [(law + "gamma_n", gn), (law + "gamma_t", gt), (law + "mu", mu)], ["-snes_test_jacobian"])
+hertz = "{youngs_modulus: 1.0e9, poisson_ratio: 0.3, restitution: 0.5, friction: %g}"
+cases = [("frictionless, undamped", [(law + "gamma_n", 0), (law + "gamma_t", 0), (law + "mu", 0)], 1e-6),
+         ("frictionless, normal dashpot", [(law + "gamma_n", 50), (law + "gamma_t", 0), (law + "mu", 0)], 1e-6),
+         ("sticking friction (mu 5) with dashpots", [(law + "gamma_n", 50), (law + "gamma_t", 25), (law + "mu", 5)], 1e-4),
+         ("sliding friction (mu 0.5) with dashpots", [(law + "gamma_n", 50), (law + "gamma_t", 25), (law + "mu", 0.5)], 1e-5)]
+for mu, tol in ((0, 1e-5), (0.5, 1e-5), (5, 1e-4)):
+    cases.append(("hertz_mindlin, restitution 0.5, friction %g" % mu,
+                  [("contact.0.law", "hertz_mindlin"), ("contact.0.params", hertz % mu)], tol))
+for name, sets, tol in cases:
+    rc, out = run("jac", sets, ["-snes_test_jacobian"])
     vals = [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+)", out)]
     if rc != 0 or not vals:
         dc.not_ok("newmark -snes_test_jacobian, %s" % name, "exit %d, %d values: %s" % (rc, len(vals), out[-300:]))

@@ -353,20 +353,27 @@ int main(int argc, char **argv)
     DEM_CHECK("hooke: commit=false leaves the history untouched (slipping evaluation)", memcmp(save, tb.history, sizeof(save)) == 0 && tb.slip[0] == 1, "history changed or slip %d", tb.slip[0]);
     PetscCall((*law->ops->compute)(law, &tb.batch, dt, PETSC_TRUE, &tb.out));
     DEM_CHECK_REL("hooke: first slipping step: |ft| = mu_s fn", Norm(tb.ft), mu_s * fn, 1e-13);
-    /* return mapping 001 eq. (35)-(36): the spring alone carries the Coulomb force, s = -Ft / kt */
-    DEM_CHECK_REL("hooke: spring reset to -Ft/kt, |kt s| = mu_s fn", tb.history[HS * 2 + 1], mu_s * fn / kt, 1e-12);
+    /* return mapping at the limit (friction.h): the trial force -kt s_trial - ct vt, s_trial = vt dt, is
+       scaled by c = mu_s fn / |trial|, and so is the spring: s = c vt dt = mu_s fn dt / (kt dt + ct)
+       (001 eq. (35)-(36) when ct = 0); never stretched beyond the trial */
+    DEM_CHECK_REL("hooke: spring at the limit scaled with the force, s = c s_trial = mu_s fn dt / (kt dt + ct)", tb.history[HS * 2 + 1], mu_s * fn * dt / (kt * dt + ct), 1e-12);
     DEM_CHECK("hooke: slip flag committed, extra history reals untouched", tb.history[HS * 2 + 3] == 1 && tb.history[HS * 2] == 0 && tb.history[HS * 2 + 2] == 0 && tb.history[HS * 2 + 4] == 123.0 && tb.history[HS * 2 + 5] == -7.0, "history %g %g %g %g %g %g", tb.history[12], tb.history[13], tb.history[14], tb.history[15], tb.history[16], tb.history[17]);
     /* second step while sliding: dynamic limit; dissipation includes the return mapping */
     for (int k = 0; k < 3; k++) s_old[k] = tb.history[HS * 2 + k], s_trial[k] = s_old[k] + v[k] * dt;
     PetscCall((*law->ops->compute)(law, &tb.batch, dt, PETSC_TRUE, &tb.out));
     DEM_CHECK_REL("hooke: sliding contact is capped at the dynamic limit mu_d fn", Norm(tb.ft), mu_d * fn, 1e-13);
     DEM_CHECK("hooke: sliding ft = -mu_d fn vt/|vt|", tb.slip[0] == 1 && fabs(tb.ft[1] + mu_d * fn) < 1e-12 * fn && tb.ft[0] == 0 && tb.ft[2] == 0, "ft (%g %g %g) slip %d", tb.ft[0], tb.ft[1], tb.ft[2], tb.slip[0]);
-    for (int k = 0; k < 3; k++) s_new[k] = -tb.ft[k] / kt;
-    /* spring work 0.5 kt (s_old + s).(s_trial - s_old) minus the stored 0.5 kt (|s|^2 - |s_old|^2);
-       while sliding the whole force is the spring's, so no dashpot term */
-    ref_dissip = 0;
-    for (int k = 0; k < 3; k++) ref_dissip += 0.5 * kt * (s_old[k] + s_new[k]) * (s_trial[k] - s_new[k]) / dt;
+    {
+      const double c = mu_d * fn / (kt * s_trial[1] + ct * v[1]); /* trial force along -y */
+      for (int k = 0; k < 3; k++) s_new[k] = c * s_trial[k];
+      DEM_CHECK_REL("hooke: sliding spring committed as c s_trial, c = mu_d fn / |-kt s_trial - ct vt|", tb.history[HS * 2 + 1], s_new[1], 1e-12);
+      /* the dashpot part c ct |vt|^2, plus the spring work 0.5 kt (s_old + s).(s_trial - s_old) minus
+         the stored 0.5 kt (|s|^2 - |s_old|^2) */
+      ref_dissip = c * ct * Dot(v, v);
+      for (int k = 0; k < 3; k++) ref_dissip += 0.5 * kt * (s_old[k] + s_new[k]) * (s_trial[k] - s_new[k]) / dt;
+    }
     DEM_CHECK_REL("hooke: dissipation power = dashpot + return-mapping rate 0.5 kt (s_old + s).(s_trial - s)/dt", tb.dissip[0], ref_dissip, 1e-12);
+    DEM_CHECK("hooke: dissipation power at the limit is positive (no energy from the return mapping)", tb.dissip[0] > 0, "dissip %g", tb.dissip[0]);
     DEM_CHECK_REL("hooke: energy at the limit = 0.5 kn delta^2 + 0.5 kt |s|^2", tb.energy[0], 0.5 * kn * delta * delta + 0.5 * kt * Dot(s_new, s_new), 1e-12);
     /* a tangential velocity that unloads the spring to zero force: back to sticking */
     {

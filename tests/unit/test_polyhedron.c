@@ -19,7 +19,10 @@
     - refusal of open, non-manifold and inverted surfaces;
     - barrier_hybrid, eq. (49)-(51): continuity of fn and dfn/dg at the switch gap f g_bar,
       eq. (51)'s eps2 and c2 recomputed here, stored energy = the integral of fn (Simpson,
-      2000 intervals per part), damping eq. (52)-(53), friction stick and slip (eq. (55)-(56)).
+      2000 intervals per part), damping eq. (52)-(53), friction stick and slip (eq. (55)-(56)),
+      the friction history in the contact's slot (eq. (43)-(44), (57)-(58): g_t = vt dt after a
+      sticking step, accumulated by the next, |eps_t g_t| = mu_d fn and the flag after sliding,
+      untouched by trial evaluations, zeroed beyond g_bar).
   Random numbers: splitmix64 with a fixed seed (no rand()).
 */
 #include "../../src/shapes/polyhedron.h"
@@ -299,11 +302,13 @@ static PetscErrorCode TestMass(void)
 
 static const char yaml_text[] = "law:\n  g_bar: 0.01\n  f: 0.4\n  eps1: 2.0e6\n  n1: 1.5\n  n2: -2\n  zeta: 0.3\n  mu_s: 0.5\n  mu_d: 0.3\n  eps_t: 1.0e5\n";
 
-static PetscErrorCode EvalLaw(DemContactLaw law, PetscReal gap, PetscReal vn, const PetscReal vt[3], PetscReal *fn, PetscReal *dfn, PetscReal *E, PetscReal ft[3], int *slip)
+/* one contact (normal +z) through the law; h: its history slot of law->histsize values (NULL:
+   none), written when commit */
+static PetscErrorCode EvalLawHist(DemContactLaw law, PetscReal gap, PetscReal vn, const PetscReal vt[3], PetscReal *h, PetscBool commit, PetscReal *fn, PetscReal *dfn, PetscReal *E, PetscReal ft[3], int *slip)
 {
   DemContactBatch  cb;
   DemContactForces o;
-  PetscInt         a = 0, b = 1, hist = -1;
+  PetscInt         a = 0, b = 1, hist = h ? 0 : -1;
   int64_t          feat = 0;
   PetscReal        nrm[3] = {0, 0, 1}, reff = 1, ra[3] = {0}, rb[3] = {0}, vr[3] = {vt[0], vt[1], vn}, meff = 2.0;
   PetscReal        cn, kt, dis, fd[3], es;
@@ -311,8 +316,16 @@ static PetscErrorCode EvalLaw(DemContactLaw law, PetscReal gap, PetscReal vn, co
   PetscFunctionBegin;
   PetscCall(PetscMemzero(&cb, sizeof(cb)));
   cb.n = 1, cb.a = &a, cb.b = &b, cb.hist = &hist, cb.feature = &feat, cb.nrm = nrm, cb.gap = &gap, cb.reff = &reff, cb.ra = ra, cb.rb = rb, cb.vrel = vr, cb.meff = &meff;
+  cb.history = h, cb.histsize = law->histsize;
   o.fn = fn, o.ft = ft, o.dfn_dgap = dfn, o.cn = &cn, o.kt = &kt, o.energy = E, o.dissip = &dis, o.slip = slip, o.fdamp = fd, o.eslip = &es;
-  PetscCall(DemContactLawCompute(law, &cb, 1e-4, PETSC_FALSE, &o));
+  PetscCall(DemContactLawCompute(law, &cb, 1e-4, commit, &o));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EvalLaw(DemContactLaw law, PetscReal gap, PetscReal vn, const PetscReal vt[3], PetscReal *fn, PetscReal *dfn, PetscReal *E, PetscReal ft[3], int *slip)
+{
+  PetscFunctionBegin;
+  PetscCall(EvalLawHist(law, gap, vn, vt, NULL, PETSC_FALSE, fn, dfn, E, ft, slip));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -390,6 +403,26 @@ static PetscErrorCode TestLaw(void)
     DEM_CHECK("barrier: eq. (55) sticking trial force -eps_t g_t", !slip && fabs(ft[0] + 1e5 * 1e-3 * 1e-4) < 1e-15 && ft[1] == 0, "ft %g slip %d", ft[0], slip);
     PetscCall(EvalLaw(law, 0.7 * gb, 0, vt2, &fa, &da, &E, ft, &slip));
     DEM_CHECK("barrier: eq. (56) sliding force mu_d fn against the motion", slip && fabs(ft[0] + 0.3 * fa) < 1e-12 * fa, "ft %g slip %d fn %g", ft[0], slip, fa);
+  }
+  /* history in the contact's slot (friction.h's layout: g_t[3], sliding flag), written only at
+     commits: a sticking step stores g_t = vt dt (eq. (43)-(44)), the next one adds to it; a
+     sliding step keeps |eps_t g_t| = mu_d fn (eq. (57)-(58)) and the flag; beyond g_bar the
+     contact forgets it (zeros, as forces.c does for contacts no longer reported) */
+  {
+    PetscReal hs[4] = {0, 0, 0, 0}, vt1[3] = {1e-3, 0, 0}, vt2[3] = {100, 0, 0}, et = 1e5, dt = 1e-4;
+    DEM_CHECK("barrier: history of 4 values per contact slot", law->histsize == 4, "histsize %d", (int)law->histsize);
+    PetscCall(EvalLawHist(law, 0.7 * gb, 0, vt1, hs, PETSC_FALSE, &fa, &da, &E, ft, &slip));
+    DEM_CHECK("barrier: a trial evaluation leaves the history slot alone", hs[0] == 0 && hs[1] == 0 && hs[2] == 0 && hs[3] == 0, "h %g %g %g %g", hs[0], hs[1], hs[2], hs[3]);
+    PetscCall(EvalLawHist(law, 0.7 * gb, 0, vt1, hs, PETSC_TRUE, &fa, &da, &E, ft, &slip));
+    DEM_CHECK_REL("barrier: a committed sticking step stores g_t = vt dt", hs[0], 1e-3 * dt, 1e-15);
+    DEM_CHECK("barrier: ... in the tangent plane, sticking flag 0", hs[1] == 0 && hs[2] == 0 && hs[3] == 0 && !slip, "h %g %g %g %g", hs[0], hs[1], hs[2], hs[3]);
+    PetscCall(EvalLawHist(law, 0.7 * gb, 0, vt1, hs, PETSC_TRUE, &fa, &da, &E, ft, &slip));
+    DEM_CHECK_REL("barrier: the next step reads the slot: ft = -eps_t 2 vt dt", ft[0], -et * 2 * 1e-3 * dt, 1e-12);
+    PetscCall(EvalLawHist(law, 0.7 * gb, 0, vt2, hs, PETSC_TRUE, &fa, &da, &E, ft, &slip));
+    DEM_CHECK_REL("barrier: sliding: eps_t |g_t| = mu_d fn kept in the slot (eq. (57)-(58))", et * sqrt(hs[0] * hs[0] + hs[1] * hs[1] + hs[2] * hs[2]), 0.3 * fa, 1e-12);
+    DEM_CHECK("barrier: sliding flag 1 in the slot", hs[3] == 1 && slip, "flag %g slip %d", hs[3], slip);
+    PetscCall(EvalLawHist(law, 1.01 * gb, 0, vt1, hs, PETSC_TRUE, &fa, &da, &E, ft, &slip));
+    DEM_CHECK("barrier: beyond g_bar the committed slot is zeroed (history forgotten)", hs[0] == 0 && hs[1] == 0 && hs[2] == 0 && hs[3] == 0 && ft[0] == 0, "h %g %g %g %g ft %g", hs[0], hs[1], hs[2], hs[3], ft[0]);
   }
   PetscCall(DemContactLawDestroy(&law));
   PetscCall(DemConfigDestroy(&root));
