@@ -302,6 +302,11 @@ PETSC_EXTERN PetscErrorCode DemDecompAgree_Private(DemSim, PetscBool failed, Pet
 
 /* forces with the laws' fused kernels where possible (explicit integrators; forces.c) */
 PETSC_EXTERN PetscErrorCode DemForcesComputeFast(DemSim, const DemState *, PetscBool commit, DemForceOut *);
+/* the batch of law l's contacts in sim->cl with the given gap and vrel columns; returns its
+   length (forces.c) */
+PETSC_EXTERN PetscInt DemContactBatchOfLaw_Private(DemSim, PetscInt l, const PetscReal *gap, const PetscReal *vrel, DemContactBatch *);
+/* output columns offset to contact c0 (forces.c) */
+PETSC_EXTERN void     DemContactForcesOffset_Private(const DemContactForces *cols, PetscInt c0, DemContactForces *);
 /* narrow phase only: contact points at a state into sim->cl, grouped by law (forces.c) */
 PETSC_EXTERN PetscErrorCode DemContactsDetect(DemSim, const DemState *);
 /* helpers shared between core files */

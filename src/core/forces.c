@@ -172,6 +172,54 @@ PetscErrorCode DemContactsDetect(DemSim sim, const DemState *st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  DemContactBatchOfLaw_Private - the batch of law l's contacts in sim->cl (the range
+  [lawstart[l], lawstart[l + 1]) that DemContactsDetect groups by law), with the gap and
+  relative-velocity columns taken from gap and vrel (full-length columns, e.g. cl->gap and
+  sim->vrel, or an integrator's own), offset to the batch. Returns its length (0: nothing to
+  compute). Not collective.
+*/
+PetscInt DemContactBatchOfLaw_Private(DemSim sim, PetscInt l, const PetscReal *gap, const PetscReal *vrel, DemContactBatch *cb)
+{
+  const DemContactList *cl = &sim->cl;
+  const PetscInt        c0 = sim->lawstart[l], n = sim->lawstart[l + 1] - c0;
+
+  memset(cb, 0, sizeof(*cb));
+  if (!n) return 0; /* the columns may be NULL: no offsets */
+  cb->n        = n;
+  cb->a        = cl->a + c0;
+  cb->b        = cl->b + c0;
+  cb->hist     = cl->hist + c0;
+  cb->feature  = cl->feature + c0;
+  cb->nrm      = cl->nrm + 3 * c0;
+  cb->gap      = gap + c0;
+  cb->reff     = cl->reff + c0;
+  cb->ra       = cl->ra + 3 * c0;
+  cb->rb       = cl->rb + 3 * c0;
+  cb->vrel     = vrel + 3 * c0;
+  cb->meff     = sim->meff + c0;
+  cb->history  = sim->nl.history;
+  cb->histsize = sim->histsize;
+  cb->mp       = &sim->laws[l]->mp;
+  return n;
+}
+
+/* DemContactForcesOffset_Private - the output columns of the contacts from c0 on: each column
+   of cols (full-length) offset to contact c0 */
+void DemContactForcesOffset_Private(const DemContactForces *cols, PetscInt c0, DemContactForces *o)
+{
+  o->fn       = cols->fn + c0;
+  o->ft       = cols->ft + 3 * c0;
+  o->dfn_dgap = cols->dfn_dgap + c0;
+  o->cn       = cols->cn + c0;
+  o->kt       = cols->kt + c0;
+  o->energy   = cols->energy + c0;
+  o->dissip   = cols->dissip + c0;
+  o->slip     = cols->slip + c0;
+  o->fdamp    = cols->fdamp + 3 * c0;
+  o->eslip    = cols->eslip + c0;
+}
+
 static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, PetscBool want_jacobian, PetscBool commit, PetscBool fast, DemForceOut *out)
 {
   DemBodyStore     *bs = &sim->bodies;
@@ -261,35 +309,10 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
   }
   /* contact laws, one call per law batch */
   for (PetscInt l = 0; l < sim->nlaw; l++) {
-    PetscInt         c0 = sim->lawstart[l], n = sim->lawstart[l + 1] - c0;
     DemContactBatch  cb;
     DemContactForces o;
-    if (!n) continue;
-    cb.n        = n;
-    cb.a        = cl->a + c0;
-    cb.b        = cl->b + c0;
-    cb.hist     = cl->hist + c0;
-    cb.feature  = cl->feature + c0;
-    cb.nrm      = cl->nrm + 3 * c0;
-    cb.gap      = cl->gap + c0;
-    cb.reff     = cl->reff + c0;
-    cb.ra       = cl->ra + 3 * c0;
-    cb.rb       = cl->rb + 3 * c0;
-    cb.vrel     = sim->vrel + 3 * c0;
-    cb.meff     = sim->meff + c0;
-    cb.history  = nl->history;
-    cb.histsize = sim->histsize;
-    cb.mp       = &sim->laws[l]->mp;
-    o.fn        = cf->fn + c0;
-    o.ft        = cf->ft + 3 * c0;
-    o.dfn_dgap  = cf->dfn_dgap + c0;
-    o.cn        = cf->cn + c0;
-    o.kt        = cf->kt + c0;
-    o.energy    = cf->energy + c0;
-    o.dissip    = cf->dissip + c0;
-    o.slip      = cf->slip + c0;
-    o.fdamp     = cf->fdamp + 3 * c0;
-    o.eslip     = cf->eslip + c0;
+    if (!DemContactBatchOfLaw_Private(sim, l, cl->gap, sim->vrel, &cb)) continue;
+    DemContactForcesOffset_Private(cf, sim->lawstart[l], &o);
     PetscCall(DemContactLawCompute(sim->laws[l], &cb, sim->dt, commit, &o));
   }
   /* assembly */

@@ -504,42 +504,15 @@ static PetscReal DemNmContactRadius(DemSim sim, PetscInt c)
 /* every law on its batch of the contact list, at the gaps lgap and relative velocities lv */
 static PetscErrorCode DemNmLawEval(DemIntegrator_Newmark *nm, PetscReal *fn, PetscReal *ft)
 {
-  DemSim                sim = nm->sim;
-  const DemContactList *cl  = &sim->cl;
+  DemSim                 sim  = nm->sim;
+  const DemContactForces cols = {.fn = fn, .ft = ft, .dfn_dgap = nm->ldfn, .cn = nm->lcn, .kt = nm->lkt, .energy = nm->len, .dissip = nm->ldis, .slip = nm->lslip, .fdamp = nm->lfd, .eslip = nm->les};
 
   PetscFunctionBegin;
   for (PetscInt l = 0; l < sim->nlaw; l++) {
-    const PetscInt   c0 = sim->lawstart[l], m = sim->lawstart[l + 1] - c0;
     DemContactBatch  cb;
     DemContactForces o;
-    if (!m) continue;
-    PetscCall(PetscMemzero(&cb, sizeof(cb)));
-    PetscCall(PetscMemzero(&o, sizeof(o)));
-    cb.n        = m;
-    cb.a        = cl->a + c0;
-    cb.b        = cl->b + c0;
-    cb.hist     = cl->hist + c0;
-    cb.feature  = cl->feature + c0;
-    cb.nrm      = cl->nrm + 3 * c0;
-    cb.gap      = nm->lgap + c0;
-    cb.reff     = cl->reff + c0;
-    cb.ra       = cl->ra + 3 * c0;
-    cb.rb       = cl->rb + 3 * c0;
-    cb.vrel     = nm->lv + 3 * c0;
-    cb.meff     = sim->meff + c0;
-    cb.history  = sim->nl.history;
-    cb.histsize = sim->histsize;
-    cb.mp       = &sim->laws[l]->mp;
-    o.fn        = fn + c0;
-    o.ft        = ft + 3 * c0;
-    o.dfn_dgap  = nm->ldfn + c0;
-    o.cn        = nm->lcn + c0;
-    o.kt        = nm->lkt + c0;
-    o.energy    = nm->len + c0;
-    o.dissip    = nm->ldis + c0;
-    o.slip      = nm->lslip + c0;
-    o.fdamp     = nm->lfd + 3 * c0;
-    o.eslip     = nm->les + c0;
+    if (!DemContactBatchOfLaw_Private(sim, l, nm->lgap, nm->lv, &cb)) continue;
+    DemContactForcesOffset_Private(&cols, sim->lawstart[l], &o);
     PetscCall(DemContactLawCompute(sim->laws[l], &cb, sim->dt, PETSC_FALSE, &o));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -58,6 +58,16 @@ if [ "$rc" -eq 0 ] && grep -q '^verlet,verlet,2e-06,ok,' "$T/f/compare.csv" && g
 else
   nok "a failing variant" "exit $rc: $(tr '\n' '|' < "$T/f/compare.csv" 2>/dev/null | cut -c1-500) $(tail -n 2 "$T/f.log" | tr '\n' '|')"
 fi
+# a compare whose energy errors are all exactly 0 (cd): the log-scale error plot has nothing
+# to draw; gnuplot must still succeed (a placeholder text) and write every PNG
+"$M" compare "$y" "${plug[@]}" --out "$T/z" --set 'compare={variants: [{integrator: {type: cd}}], dt: [2.0e-6, 1.0e-6]}' > "$T/z.log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && ! grep -q "gnuplot failed" "$T/z.log" && [ "$(head -c 4 "$T/z/plots/error_vs_dt.png" 2>/dev/null | od -An -c | tr -d ' ')" = "211PNG" ] \
+  && grep -q '^cd,cd,2e-06,ok,' "$T/z/compare.csv"; then
+  ok "cd only (energy error 0): gnuplot succeeds, error_vs_dt.png written"
+else
+  nok "cd only" "exit $rc: $(tail -n 3 "$T/z.log" | tr '\n' '|' | cut -c1-400) $(cat "$T/z/plots/gnuplot.log" 2>/dev/null | head -c 300)"
+fi
 expect_error() { # name, substring, command...
   local name=$1 pat=$2 out rc
   shift 2
