@@ -22,32 +22,11 @@
 */
 #include "demimpl.h"
 #include "dem_test.h"
+#include "dem_test_sim.h"
 #include <string.h>
 #include <unistd.h>
 
 static char dir[256];
-
-static PetscErrorCode MakeSim(const char *name, const char *yaml, const char *const sets[], DemSim *sim, DemNode *root)
-{
-  char  path[512];
-  FILE *fp;
-
-  PetscFunctionBegin;
-  snprintf(path, sizeof(path), "%s/%s.yaml", dir, name);
-  fp = fopen(path, "w");
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot write %s", path);
-  fputs(yaml, fp);
-  fclose(fp);
-  PetscCall(DemConfigLoad(path, root));
-  for (PetscInt k = 0; sets && sets[k]; k++) PetscCall(DemConfigSet(*root, sets[k]));
-  PetscCall(DemSimCreate(PETSC_COMM_WORLD, sim));
-  PetscCall(DemSimSetFromConfig(*sim, *root));
-  snprintf(path, sizeof(path), "%s/%s.out", dir, name);
-  PetscCall(DemSimSetOutputDir(*sim, path));
-  (*sim)->out.quiet = PETSC_TRUE;
-  PetscCall(DemSimSetUp(*sim));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* one accepted step, as run.c does: a rejected step is retried with the smaller dt */
 static PetscErrorCode Step(DemSim sim, DemStepInfo *info, PetscInt *nrej)
@@ -91,7 +70,7 @@ static PetscErrorCode TestFreeFall(void)
   PetscReal     ex = 0, ev = 0, t;
 
   PetscFunctionBegin;
-  PetscCall(MakeSim("fall", fall_yaml, NULL, &sim, &root));
+  PetscCall(DemTestMakeSim(dir, "fall", fall_yaml, NULL, &sim, &root));
   bs = &sim->bodies;
   for (PetscInt n = 0; n < 200; n++) PetscCall(Step(sim, &info, NULL));
   t = sim->time;
@@ -168,7 +147,7 @@ static PetscErrorCode RunFree(PetscReal h, PetscInt nsteps, PetscBool tight, Pet
     PetscCall(PetscOptionsSetValue(NULL, "-snes_rtol", "1e-12"));
     PetscCall(PetscOptionsSetValue(NULL, "-snes_atol", "1e-300"));
   }
-  PetscCall(MakeSim("free", free_yaml, sets, &sim, &root));
+  PetscCall(DemTestMakeSim(dir, "free", free_yaml, sets, &sim, &root));
   if (tight) {
     PetscCall(PetscOptionsClearValue(NULL, "-snes_rtol"));
     PetscCall(PetscOptionsClearValue(NULL, "-snes_atol"));
@@ -261,7 +240,7 @@ static PetscErrorCode TestPenetration(void)
   PetscInt      nrej = 0;
 
   PetscFunctionBegin;
-  PetscCall(MakeSim("pen", pen_yaml, NULL, &sim, &root));
+  PetscCall(DemTestMakeSim(dir, "pen", pen_yaml, NULL, &sim, &root));
   bs = &sim->bodies;
   PetscCall(PetscArraycpy(x0, bs->x, 6));
   PetscCall(PetscArraycpy(v0, bs->v, 6));

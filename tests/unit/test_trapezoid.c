@@ -25,33 +25,12 @@
 */
 #include "demimpl.h"
 #include "dem_test.h"
+#include "dem_test_sim.h"
 #include "../../src/contact/rolling_spring.h"
 #include <string.h>
 #include <unistd.h>
 
 static char dir[256];
-
-static PetscErrorCode MakeSim(const char *name, const char *yaml, const char *const sets[], DemSim *sim, DemNode *root)
-{
-  char  path[512];
-  FILE *fp;
-
-  PetscFunctionBegin;
-  snprintf(path, sizeof(path), "%s/%s.yaml", dir, name);
-  fp = fopen(path, "w");
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot write %s", path);
-  fputs(yaml, fp);
-  fclose(fp);
-  PetscCall(DemConfigLoad(path, root));
-  for (PetscInt k = 0; sets && sets[k]; k++) PetscCall(DemConfigSet(*root, sets[k]));
-  PetscCall(DemSimCreate(PETSC_COMM_WORLD, sim));
-  PetscCall(DemSimSetFromConfig(*sim, *root));
-  snprintf(path, sizeof(path), "%s/%s.out", dir, name);
-  PetscCall(DemSimSetOutputDir(*sim, path));
-  (*sim)->out.quiet = PETSC_TRUE;
-  PetscCall(DemSimSetUp(*sim));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* one accepted step, as run.c does: a rejected step is retried with the smaller dt */
 static PetscErrorCode Step(DemSim sim, DemStepInfo *info)
@@ -111,7 +90,7 @@ static PetscErrorCode TestEuler(void)
   PetscReal       a[3], a12[3], s, q1[4], q2[4], e = 0;
 
   PetscFunctionBegin;
-  PetscCall(MakeSim("euler", euler_yaml, NULL, &sim, &root));
+  PetscCall(DemTestMakeSim(dir, "euler", euler_yaml, NULL, &sim, &root));
   bs = &sim->bodies;
   DEM_CHECK_REL("euler: force at t = 0 is gravity + Hertz (001 eq. (19))", bs->f[2], EulerForceZ(x[2]), 1e-12);
   for (int k = 0; k < 3; k++) {
@@ -184,7 +163,7 @@ static PetscErrorCode RunFree(PetscReal h, PetscReal *dL, PetscReal *dE)
 
   PetscFunctionBegin;
   snprintf(set, sizeof(set), "integrator.dt=%.17g", (double)h);
-  PetscCall(MakeSim("free", free_yaml, sets, &sim, &root));
+  PetscCall(DemTestMakeSim(dir, "free", free_yaml, sets, &sim, &root));
   bs = &sim->bodies;
   /* principal inertias 1 : 2 : 3 (the store's I is the body frame's) */
   for (int k = 0; k < 3; k++) {
@@ -250,7 +229,7 @@ static PetscErrorCode TestDrag(const char *integ)
   PetscFunctionBegin;
   if (!strcmp(integ, "trapezoid")) snprintf(set, sizeof(set), "integrator.phi=0.5");
   else snprintf(set, sizeof(set), "integrator={type: %s, dt: 1.0e-2}", integ);
-  PetscCall(MakeSim("drag", drag_yaml, sets, &sim, &root));
+  PetscCall(DemTestMakeSim(dir, "drag", drag_yaml, sets, &sim, &root));
   bs  = &sim->bodies;
   m   = bs->m[0];
   ke0 = 0.5 * m * (0.25 + 0.09 + 0.04);
@@ -313,7 +292,7 @@ static PetscErrorCode TestMie(void)
   PetscInt      np = 0;
 
   PetscFunctionBegin;
-  PetscCall(MakeSim("mie", mie_yaml, NULL, &sim, &root));
+  PetscCall(DemTestMakeSim(dir, "mie", mie_yaml, NULL, &sim, &root));
   bs = &sim->bodies;
   PetscCall(PetscArrayzero(f, 3 * 40));
   for (PetscInt i = 0; i < 40; i++)
@@ -415,8 +394,8 @@ static PetscErrorCode TestSweeps(void)
   PetscInt      itg = 0, itj = 0;
 
   PetscFunctionBegin;
-  PetscCall(MakeSim("gs", cluster_yaml, gs, &sim[0], &root[0]));
-  PetscCall(MakeSim("jac", cluster_yaml, jac, &sim[1], &root[1]));
+  PetscCall(DemTestMakeSim(dir, "gs", cluster_yaml, gs, &sim[0], &root[0]));
+  PetscCall(DemTestMakeSim(dir, "jac", cluster_yaml, jac, &sim[1], &root[1]));
   for (PetscInt n = 0; n < 5; n++) {
     PetscCall(Step(sim[0], &info));
     itg += info.iterations;
@@ -431,7 +410,7 @@ static PetscErrorCode TestSweeps(void)
   /* a step 2500x the one above, several collision times: the fixed point cannot converge */
   PetscCall(DemSimDestroy(&sim[0]));
   PetscCall(DemConfigDestroy(&root[0]));
-  PetscCall(MakeSim("big", cluster_yaml, big, &sim[0], &root[0]));
+  PetscCall(DemTestMakeSim(dir, "big", cluster_yaml, big, &sim[0], &root[0]));
   PetscCall(PetscArraycpy(x, sim[0]->bodies.x, 15));
   PetscCall(PetscArraycpy(v, sim[0]->bodies.v, 15));
   PetscCall(DemIntegratorStep(sim[0]->integ, sim[0], sim[0]->dt, &info));
