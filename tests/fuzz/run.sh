@@ -88,7 +88,9 @@ for t in $FUZZ_TARGETS; do
   cp "$R"/tests/fuzz/regressions/*."$ext" "$reg/" 2>/dev/null
   before=$(ls "$B/artifacts" | grep -v -- '-slow-unit-' | wc -l)
   echo "fuzz: $t for ${FUZZ_TIME} s"
-  LD_PRELOAD="$B/nodlclose.so" "$B/fuzz/fuzz_$t" "${dict[@]}" -max_total_time="$FUZZ_TIME" -timeout=60 -rss_limit_mb=3072 \
+  supp=$R/tests/lsan.supp
+  [ "$t" = stl ] && supp=$R/tests/fuzz/lsan_stl.supp # Gmsh's own leaks (see that file)
+  LSAN_OPTIONS="suppressions=$supp:print_suppressions=0" LD_PRELOAD="$B/nodlclose.so" "$B/fuzz/fuzz_$t" "${dict[@]}" -max_total_time="$FUZZ_TIME" -timeout=60 -rss_limit_mb=3072 \
     -max_len=65536 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$B/artifacts/$t-" \
     ${FUZZ_JOBS:+-jobs=$FUZZ_JOBS -workers=$FUZZ_JOBS} \
     "$corpus" "${seeds[@]}" "$reg" > "$B/fuzz/$t.log" 2>&1
