@@ -14,6 +14,8 @@
 #include <gmshc.h>
 #include <unistd.h>
 #include <errno.h>
+#include <strings.h>
+#include <math.h>
 
 static PetscBool DemGmshInitialized = PETSC_FALSE;
 
@@ -301,6 +303,126 @@ static PetscBool DemHasExt(const char *path, const char *ext)
   return PETSC_TRUE;
 }
 
+/* the next whitespace-separated token of [*p, end) into tok (at most len - 1 chars; longer
+   tokens are cut, which no valid keyword or number needs); counts newlines into *line */
+static PetscBool DemSTLToken(const char **p, const char *end, char *tok, size_t len, PetscInt *line)
+{
+  const char *q = *p;
+  size_t      n = 0;
+  while (q < end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n' || *q == '\f' || *q == '\v')) {
+    if (*q == '\n') (*line)++;
+    q++;
+  }
+  if (q >= end) return PETSC_FALSE;
+  while (q < end && !(*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n' || *q == '\f' || *q == '\v')) {
+    if (n + 1 < len) tok[n++] = *q;
+    q++;
+  }
+  tok[n] = 0;
+  *p     = q;
+  return PETSC_TRUE;
+}
+
+static void DemSTLSkipLine(const char **p, const char *end)
+{
+  while (*p < end && **p != '\n') (*p)++;
+}
+
+/*
+  DemSTLCheck - the structure of an STL file before Gmsh reads it. Gmsh's reader takes a file
+  that begins with "solid" as ASCII and, when that yields no triangle, reads it again as binary
+  with the triangle count from byte 80: on a malformed file that count is garbage and the reader
+  allocates without bound (the stl fuzz target found it: out-of-memory in GModel::readSTL on
+  "facet normal 0 0 q"). Accepted: a binary STL (84 + 50 n bytes, n > 0 the count at byte 80;
+  its 80-byte header may begin with "solid"), or an ASCII one made of the records
+  solid NAME / facet normal x y z / outer loop / vertex x y z (three times) / endloop /
+  endfacet / endsolid NAME, keywords in any case, finite numbers. Anything else is refused
+  with the line and what was expected.
+*/
+static PetscErrorCode DemSTLCheck(const char *path)
+{
+  FILE          *fp = fopen(path, "rb");
+  long           size;
+  char          *buf = NULL, tok[64], msg[160] = "";
+  const char    *p, *end;
+  PetscInt       line = 1, nfacet = 0;
+  PetscErrorCode ierr = PETSC_SUCCESS;
+
+  PetscFunctionBegin;
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "mesh '%s': cannot open the file (%s)", path, strerror(errno));
+  if (fseek(fp, 0, SEEK_END) || (size = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET)) {
+    fclose(fp);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "mesh '%s': cannot read the file", path);
+  }
+  ierr = PetscMalloc1((size_t)size + 1, &buf);
+  if (!ierr && fread(buf, 1, (size_t)size, fp) != (size_t)size) ierr = PETSC_ERR_FILE_READ;
+  fclose(fp);
+  if (ierr) {
+    PetscCall(PetscFree(buf));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "mesh '%s': cannot read the file", path);
+  }
+  if (size >= 84) { /* binary: the size the count at byte 80 says */
+    const unsigned char *c = (const unsigned char *)buf + 80;
+    uint64_t             n = (uint64_t)c[0] | (uint64_t)c[1] << 8 | (uint64_t)c[2] << 16 | (uint64_t)c[3] << 24;
+    if (n > 0 && 84 + 50 * n == (uint64_t)size) {
+      PetscCall(PetscFree(buf));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  p   = buf;
+  end = buf + size;
+#define DEM_STL_EXPECT(word) \
+  do { \
+    if (!DemSTLToken(&p, end, tok, sizeof(tok), &line) || strcasecmp(tok, word)) { \
+      snprintf(msg, sizeof(msg), "expected '%s', got '%.32s'", word, p < end || tok[0] ? tok : "end of file"); \
+      goto bad; \
+    } \
+  } while (0)
+#define DEM_STL_NUMBERS() \
+  for (int k = 0; k < 3; k++) { \
+    char *e; \
+    double v; \
+    if (!DemSTLToken(&p, end, tok, sizeof(tok), &line)) { snprintf(msg, sizeof(msg), "expected a number, got the end of the file"); goto bad; } \
+    v = strtod(tok, &e); \
+    if (e == tok || *e || !isfinite(v)) { snprintf(msg, sizeof(msg), "expected a finite number, got '%.32s'", tok); goto bad; } \
+  }
+  if (!DemSTLToken(&p, end, tok, sizeof(tok), &line) || strcasecmp(tok, "solid")) {
+    snprintf(msg, sizeof(msg), "neither a binary STL (84 + 50 n bytes with n triangles at byte 80, here %ld bytes) nor an ASCII one (beginning with 'solid')", size);
+    goto bad;
+  }
+  DemSTLSkipLine(&p, end);
+  while (DemSTLToken(&p, end, tok, sizeof(tok), &line)) {
+    if (!strcasecmp(tok, "facet")) {
+      DEM_STL_EXPECT("normal");
+      DEM_STL_NUMBERS();
+      DEM_STL_EXPECT("outer");
+      DEM_STL_EXPECT("loop");
+      for (int v = 0; v < 3; v++) {
+        DEM_STL_EXPECT("vertex");
+        DEM_STL_NUMBERS();
+      }
+      DEM_STL_EXPECT("endloop");
+      DEM_STL_EXPECT("endfacet");
+      nfacet++;
+    } else if (!strcasecmp(tok, "endsolid") || !strcasecmp(tok, "solid")) DemSTLSkipLine(&p, end);
+    else {
+      snprintf(msg, sizeof(msg), "expected 'facet', 'endsolid' or 'solid', got '%.32s'", tok);
+      goto bad;
+    }
+  }
+  if (!nfacet) {
+    snprintf(msg, sizeof(msg), "an ASCII STL without a facet (no triangles)");
+    goto bad;
+  }
+#undef DEM_STL_EXPECT
+#undef DEM_STL_NUMBERS
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+bad:
+  PetscCall(PetscFree(buf));
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "mesh '%s': line %" PetscInt_FMT ": malformed STL: %s", path, line, msg);
+}
+
 PetscErrorCode DemTriMeshLoadFileSized(const char *path, PetscReal scale, PetscReal h, DemTriMesh *m)
 {
   PetscBool cad = PETSC_FALSE;
@@ -317,6 +439,7 @@ PetscErrorCode DemTriMeshLoadFileSized(const char *path, PetscReal scale, PetscR
   PetscCall(PetscSNPrintf(what, sizeof(what), "mesh '%s'", path));
   PetscCall(DemGmshInitialize());
   DemGmshCall0(what, gmshClear);
+  if (DemHasExt(path, ".stl")) PetscCall(DemSTLCheck(path)); /* before Gmsh's reader sees it */
   DemGmshCall(what, gmshOpen, path);
   if (cad) {
     PetscCall(DemGmshSetSize(h));
