@@ -9,12 +9,8 @@
 # no crash, no sanitizer report (under make test SANITIZE=... the sanitizers check these runs
 # too: leaks and undefined behaviour are reported there).
 set -u
-M=${MMDEM:-build/mmdem}
-case $M in /*) ;; *) M=$PWD/$M ;; esac
-PY=${PY:-/usr/bin/python3}
-R=$PWD
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+cd "$(dirname "$0")/../.."
+. tests/tools/case_lib.sh # M, PY, R, T (the current directory)
 export MMDEM_MEMORY_LIMIT=${MMDEM_MEMORY_LIMIT:-8M} # as in the fuzz targets
 
 # the checkpoint target's run description, from its source
