@@ -135,6 +135,9 @@ typedef struct {
   PetscInt   ngroups;
   DemShapeKind gka[DEM_KIND_MAX * DEM_KIND_MAX], gkb[DEM_KIND_MAX * DEM_KIND_MAX];
   PetscInt   gstart[DEM_KIND_MAX * DEM_KIND_MAX + 1];
+  PetscBool  noshift_first; /* in every group the pairs without an image shift (13) come first
+                               (neighbour.c; kept by checks of restored lists): fused kernels
+                               then test the shift once per group, not per pair */
   PetscReal *shift;      /* [3 * npairs] expanded shift vectors (NULL when not periodic) */
   PetscInt  *pairidx;    /* identity 0..npairs-1, the `pair` column of batches */
   /* positions at the last build */
@@ -266,6 +269,10 @@ struct _p_DemSim {
   DemOutputConfig out;
   void        *outstate; /* open files of a running simulation (output.c) */
   PetscBool    record_contacts; /* the next force evaluation must leave every contact in cl/cf */
+  PetscBool    energy_idle;     /* set by the run loop (run.c): no output after the next step reads
+                                   pe_contact (not a thermo, checkpoint or last step) */
+  PetscBool    skip_pe;         /* set by an integrator around one committed force evaluation when
+                                   energy_idle: fused kernels may leave pe_contact out (verlet.c) */
   PetscBool    no_fused;        /* debugging and tests: never use fused kernels (env MMDEM_NO_FUSED) */
   PetscBool    setupcalled;
   PetscLogDouble wall0;
