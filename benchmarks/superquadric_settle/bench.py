@@ -132,9 +132,16 @@ def liggghts_probe(d):
         return "%s could not be run (%s) - no comparison" % (exe, e)
     ver = re.search(r"LIGGGHTS \(Version ([^)]*)\)", text)
     ver = ver.group(1) if ver else "unknown version"
+    try:  # the atom styles it was built with (`liggghts -h`, section "* Atom styles:")
+        hlp = subprocess.run([exe, "-h"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60, cwd=d).stdout.decode(errors="replace")
+        m = re.search(r"\* Atom styles:\s*\n(.*?)\n\s*\* ", hlp, re.S)
+        styles = m.group(1).split() if m else []
+    except (OSError, subprocess.TimeoutExpired):
+        styles = []
     if "Invalid atom style" in text:
-        return ("%s (%s) has no superquadric support (atom_style superquadric: Invalid atom style; built without "
-                "USE_SUPERQUADRICS) - no comparison, no ratio" % (exe, ver))
+        return ("%s (%s) has no superquadric support (atom_style superquadric: Invalid atom style; `liggghts -h` atom "
+                "styles: %s; built without USE_SUPERQUADRICS) - not supported: no comparison, no ratio"
+                % (exe, ver, " ".join(styles) if styles else "?"))
     return ("%s (%s) accepts atom_style superquadric, but this script has no LIGGGHTS deck for the workload "
             "(never runnable here) - no ratio" % (exe, ver))
 

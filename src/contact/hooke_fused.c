@@ -15,6 +15,7 @@
 */
 #include "hooke.h"
 #include "../shapes/sphere.h"
+#include "dem_isa.h"
 
 #define DEM_NOSHIFT 13
 
@@ -34,11 +35,11 @@ typedef struct {
   evaluation after a build or a restart) every non-touching pair's history is cleared (reset).
   Only committed evaluations (`commit`) clear history or update was[].
 */
-static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic)
+static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic)
 {
   PetscInt nt = 0;
 
-  for (PetscInt k = 0; k < npair; k++) {
+  for (PetscInt k = k0; k < npair; k++) {
     const size_t     a = (size_t)A[k], b = (size_t)B[k];
     const PetscReal *xa = x + 3 * a, *xb = x + 3 * b, rs = rad[a] + rad[b];
     PetscReal        d0 = xa[0] - xb[0], d1 = xa[1] - xb[1], d2 = xa[2] - xb[2];
@@ -64,9 +65,12 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscI
   return nt;
 }
 
-static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int commit, const int periodic, const int withfd, const int withdr, DemFusedSums *sum)
+static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int commit, const int periodic, const int withfd, const int withdr, const int withpe, DemFusedSums *sum)
 {
   PetscReal pe = 0, es_sum = 0, dr = 0;
+  /* the law's parameters in a local copy: the compiler keeps them in registers instead of
+     reloading them after every store to f and t (which it cannot prove do not alias them) */
+  const DemContactLaw_Hooke law = *hk;
 
   for (PetscInt i = 0; i < nt; i++) {
     const PetscInt k = touch[i];
@@ -103,7 +107,7 @@ static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemConta
     }
     imab = im[a] + im[b];
     m    = imab > 0 ? 1.0 / imab : PETSC_MAX_REAL;
-    DemHookeContact_Private(hk, n, vr, gap, m, h, dt, commit, &fn, ft, &dfn, &cn, &kt, &en, &dis, &slip, D, &es);
+    DemHookeContact_Private(&law, n, vr, gap, m, h, dt, commit, &fn, ft, &dfn, &cn, &kt, &en, &dis, &slip, D, &es);
     /* forces: F = fn n + ft on a, -F on b; torques -sa n x ft on a, -sb n x ft on b */
     f[3 * a] += fn * n[0] + ft[0];
     f[3 * a + 1] += fn * n[1] + ft[1];
@@ -125,7 +129,7 @@ static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemConta
       td[3 * a] -= sa * c[0], td[3 * a + 1] -= sa * c[1], td[3 * a + 2] -= sa * c[2];
       td[3 * b] -= sb * c[0], td[3 * b + 1] -= sb * c[1], td[3 * b + 2] -= sb * c[2];
     }
-    pe += en;
+    if (withpe) pe += en; /* else the compiler drops the energy arithmetic */
     es_sum += es;
     if (withdr) dr += dis; /* else the compiler drops the power arithmetic */
   }
@@ -134,6 +138,67 @@ static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemConta
   sum->dr += dr;
   sum->nc += nt;
 }
+
+/*
+  One sphere/sphere batch: the filter, then the contacts, in the variant of the flags (each
+  specialised at compile time). Compiled twice (dem_isa.h): for the baseline x86-64 and, called
+  when the processor has them, with AVX2 and FMA (fused multiply-adds: about a fifth fewer
+  instructions in this kernel; results differ from the baseline build in the last bits).
+*/
+static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, DemFusedSums *sum)
+{
+  PetscInt nt0, nt, n0 = npair;
+
+  /* the pairs [0, n0) have no image shift: those of a periodic list too when the list has
+     them first (neighbour.c), found by bisection; they take the variants without shifts */
+  if (S) {
+    if (noshift_first) {
+      PetscInt lo = 0, hi = npair;
+      while (lo < hi) {
+        const PetscInt mid = lo + (hi - lo) / 2;
+        if (S[mid] == DEM_NOSHIFT) lo = mid + 1;
+        else hi = mid;
+      }
+      n0 = lo;
+    } else n0 = 0;
+  }
+  if (known) nt0 = DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0);
+  else nt0 = DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, commit, 0, 0);
+  nt = nt0;
+  if (n0 < npair) {
+    if (known) nt += DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, 1, 1, 1);
+    else nt += DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, commit, 0, 1);
+  }
+#define DEM_HOOKE_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, sum)
+  /* explicit steps commit and want fd (verlet), and book dissipation from fd and td, not
+     from the power column: those variants are specialised and skip the power, and the stored
+     energy too on steps whose pe_contact no output reads (withpe 0); the rest not */
+  if (commit && withfd) {
+    if (withpe) DEM_HOOKE_SS(nt0, touch, 1, 0, 1, 0, 1);
+    else DEM_HOOKE_SS(nt0, touch, 1, 0, 1, 0, 0);
+    if (nt > nt0) {
+      if (withpe) DEM_HOOKE_SS(nt - nt0, touch + nt0, 1, 1, 1, 0, 1);
+      else DEM_HOOKE_SS(nt - nt0, touch + nt0, 1, 1, 1, 0, 0);
+    }
+  } else {
+    DEM_HOOKE_SS(nt0, touch, commit, 0, withfd, 1, 1);
+    if (nt > nt0) DEM_HOOKE_SS(nt - nt0, touch + nt0, commit, 1, withfd, 1, 1);
+  }
+#undef DEM_HOOKE_SS
+  return nt;
+}
+
+static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, DemFusedSums *sum)
+{
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, sum);
+}
+
+#if DEM_HAVE_ISA_V3
+DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, DemFusedSums *sum)
+{
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, sum);
+}
+#endif
 
 /* sphere/plane pairs: the plane's world normal n, gap = (x_a - x_b).n - r_a, as plane.c */
 static PetscErrorCode DemHookeFusedSP(const DemContactLaw_Hooke *hk, DemSim sim, const DemPairBatch *pb, PetscReal *hist, PetscReal dt, PetscBool commit, DemForceOut *out, DemFusedSums *sum)
@@ -225,6 +290,7 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     const PetscReal *x = pb->state->x, *v = pb->state->v, *w = pb->state->w;
     PetscReal        tbl[27][3];
     const int        withfd = out->fd && out->td;
+    const int        withpe = !(commit && sim->skip_pe); /* pe_contact wanted (run.c, verlet.c) */
     if (S) /* image shifts from the image index (neighbour.c): no per-pair shift vectors read */
       for (int s = 0; s < 27; s++) {
         tbl[s][0] = (s / 9 - 1) * (sim->hi[0] - sim->lo[0]);
@@ -245,16 +311,12 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     /* was[] holds the touching pairs of the last committed evaluation if it was the last
        step's on this same list (no rebuild, no generic-pipeline step, no restart in between) */
     known = (commit && hw->prev_valid && hw->prev_step == sim->step - 1 && hw->prev_builds == sim->nl.nbuilds && hw->prev_npair == pb->n && hw->prev_pair0 == pb->pair[0] && hw->prev_hist == sim->nl.history) ? PETSC_TRUE : PETSC_FALSE;
-    if (known && S) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, hw->was, 1, 1, 1);
-    else if (known) nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, hw->was, 1, 1, 0);
-    else nt = DemHookeFusedFilter(pb->n, pb->a, pb->b, S, tbl, hist, x, bs->radius, hw->touch, hw->was, commit ? 1 : 0, 0, S ? 1 : 0);
-#define DEM_HOOKE_SS(C, P, W, R) DemHookeFusedSS(hk, nt, hw->touch, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, out->f, out->t, out->fd, out->td, dt, C, P, W, R, &sum)
-    /* explicit steps commit and want fd (verlet), and book dissipation from fd and td, not
-       from the power column: those two variants are specialised and skip the power, the rest
-       not */
-    if (commit && withfd && S) DEM_HOOKE_SS(1, 1, 1, 0);
-    else if (commit && withfd) DEM_HOOKE_SS(1, 0, 1, 0);
-    else DEM_HOOKE_SS(commit ? 1 : 0, S ? 1 : 0, withfd, 1);
+#if DEM_HAVE_ISA_V3
+    if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, &sum);
+    else
+#endif
+      nt = DemHookeFusedBatch_Generic(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, &sum);
+    (void)nt;
     if (commit) { /* was[] now describes this evaluation */
       hw->prev_valid  = PETSC_TRUE;
       hw->prev_step   = sim->step;
@@ -263,7 +325,6 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
       hw->prev_pair0  = pb->pair[0];
       hw->prev_hist   = sim->nl.history;
     }
-#undef DEM_HOOKE_SS
   } else PetscCall(DemHookeFusedSP(hk, sim, pb, hist, dt, commit, out, &sum));
   out->pe_contact += sum.pe;
   out->eslip += sum.es;

@@ -56,8 +56,11 @@
 /* the canonical run description: at most this many values (YAML aliases can multiply them) */
 #define DEM_CONF_MAXITEMS 10000000L
 
-/* ---- CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), table built once ---- */
-static uint32_t dem_crc_table[256];
+/* ---- CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), tables built once ----
+   Eight bytes per iteration with eight tables ("slicing by 8"): the same checksum as the
+   byte-at-a-time table loop, about five times faster (the in-memory snapshot of the guard is
+   serialised at every thermo step). */
+static uint32_t dem_crc_table[8][256];
 static int      dem_crc_ready = 0;
 
 static uint32_t DemCrc32(const unsigned char *p, size_t n)
@@ -67,11 +70,17 @@ static uint32_t DemCrc32(const unsigned char *p, size_t n)
     for (uint32_t k = 0; k < 256; k++) {
       uint32_t r = k;
       for (int j = 0; j < 8; j++) r = (r & 1u) ? 0xEDB88320u ^ (r >> 1) : r >> 1;
-      dem_crc_table[k] = r;
+      dem_crc_table[0][k] = r;
     }
+    for (uint32_t k = 0; k < 256; k++)
+      for (int s = 1; s < 8; s++) dem_crc_table[s][k] = (dem_crc_table[s - 1][k] >> 8) ^ dem_crc_table[0][dem_crc_table[s - 1][k] & 0xFFu];
     dem_crc_ready = 1;
   }
-  for (size_t i = 0; i < n; i++) c = dem_crc_table[(c ^ p[i]) & 0xFFu] ^ (c >> 8);
+  for (; n >= 8; n -= 8, p += 8) {
+    const uint32_t lo = c ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+    c = dem_crc_table[7][lo & 0xFFu] ^ dem_crc_table[6][(lo >> 8) & 0xFFu] ^ dem_crc_table[5][(lo >> 16) & 0xFFu] ^ dem_crc_table[4][lo >> 24] ^ dem_crc_table[3][p[4]] ^ dem_crc_table[2][p[5]] ^ dem_crc_table[1][p[6]] ^ dem_crc_table[0][p[7]];
+  }
+  for (; n > 0; n--, p++) c = dem_crc_table[0][(c ^ *p) & 0xFFu] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
 }
 
@@ -782,6 +791,10 @@ static PetscErrorCode DemCheckpointParsePairs(DemSim sim, const char file[], Dem
     nl->ngroups = ng;
     for (PetscInt k = 0; k < ng; k++) nl->gka[k] = (DemShapeKind)ka[k], nl->gkb[k] = (DemShapeKind)kb[k];
     for (PetscInt k = 0; k <= ng; k++) nl->gstart[k] = gs[k];
+    nl->noshift_first = PETSC_TRUE; /* as neighbour.c orders them, unless the file says otherwise */
+    for (PetscInt k = 0; k < ng; k++)
+      for (PetscInt j = gs[k] + 1; j < gs[k + 1]; j++)
+        if (nl->shiftidx[j - 1] != 13 && nl->shiftidx[j] == 13) nl->noshift_first = PETSC_FALSE;
   }
   PetscCall(PetscFree3(pa, pb, ps));
   PetscCall(ierr);
@@ -1060,6 +1073,7 @@ PetscErrorCode DemCheckpointRestore_Private(DemSim sim)
   PetscFunctionBegin;
   if (!sim->restart[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DemCheckpointLoad(sim, PETSC_TRUE));
+  PetscCall(DemDecompRestored_Private(sim)); /* MPI: every rank keeps its subdomain now (decomp.c) */
   PetscCall(DemGuardGet_Private(sim, &g));
   PetscCall(PetscPrintf(sim->comm, "restart: continuing from %s at step %" PetscInt_FMT ", t = %.10g s, dt = %g s\n", sim->restart, sim->step, (double)sim->time, (double)sim->dt));
   PetscFunctionReturn(PETSC_SUCCESS);

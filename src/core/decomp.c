@@ -32,11 +32,38 @@
   Summation order thus differs from a serial run: results agree with serial to round-off, not
   bitwise (tests/cases/mpi_*.sh). On one rank none of this runs (sim->decomp is NULL).
 
-  Supported on more than one rank: integrators that declare ig->mpi (verlet), spheres and plane
-  walls; not yet (refused with a message): the other integrators, the other shapes (their
-  per-pair state outside the list's history: superquadric warm starts, feature slots), loads,
-  bonds, fields, output.track. Restart from a checkpoint: on one rank
-  (a checkpoint written on several ranks holds the gathered, serial-layout state).
+  Loads, bonds, output.track: their body lists are kept by global id (DemDecompRemap, after
+  every rebuild): a load's ids become the store indices of its bodies this rank owns (it acts
+  once, on the owner); a bond is evaluated by the rank owning its lower-id body, with the
+  partner owned or a ghost, else (a bond stretched beyond the ghost range) every rank stops
+  with one message naming the pair; track rows are summed onto rank 0 with -0.0 from the
+  ranks that do not own the body (DemDecompTrackRows_Private: bit-exact).
+  Implicit integrators (trapezoid): before every force evaluation at an iterate the owners'
+  trial arrays (x, v, w, q and the increments dx, alpha_D) go to the ghosts
+  (DemDecompForwardState_Private, the ghost lists of the last rebuild); the evaluation's
+  reverse step returns the ghosts' forces; error measures, the early-rebuild decision and the
+  dissipation sums are reductions. Exchanges per step: one forward + one reverse per
+  evaluation. trapezoid's Gauss-Seidel colours are per rank (block Jacobi between ranks, every
+  rank evaluating as often as the one with the most colours).
+  Restart (--restart) on any number of ranks: DemDecompDistribute_Private waits while every
+  rank holds every body; the checkpoint (serial layout, any writer rank count) is applied on
+  every rank, then DemDecompRestored_Private distributes it, the history taken from the
+  checkpoint's list with the pairs (step 1 above also in the replicated case).
+
+  cd (apgd): contacts come from the filtered neighbour list, so each belongs to one rank;
+  every mat-vec N f = dt B M^-1 B^T f sums M^-1 B^T f over the ranks (DemDecompReverseAddArray,
+  then DemDecompForwardArray_Private: two exchanges per iteration); dot products and the
+  residual's norms are reductions; pgs and the compatibility post-solve are refused.
+
+  Superquadrics: their per-pair warm starts (superquadric.c's slots, keyed by global ids) are
+  taken out at step 1 of a rebuild, travel with the pair's lower-id body like the history
+  (DemDecompRouteWarm) and go into the shape's gid map after the build, where the lookups of
+  the new list find them.
+
+  Supported on more than one rank: integrators that declare ig->mpi (verlet, trapezoid, cd),
+  spheres, superquadrics and plane walls, loads, bonds, output.track; not yet (refused with a
+  message): the other integrators, the other shapes (polyhedra, mesh walls: their feature
+  slots do not migrate), fields.
 
   Keys (top level `mpi:`): grid [px, py, pz] (product = number of ranks; default chosen as
   above), balance [true], balance_threshold [1.1] (max/mean owned particles, > 1).
@@ -46,6 +73,8 @@
 
 /* reals per body record (migration and ghosts), before the plugins' per-body fields */
 #define DEM_DREC 38
+/* reals per body of output.track: x, v, w, q, f, t */
+#define DEM_TREC 19
 
 struct _DemDecomp {
   PetscBool    active;      /* bodies distributed (DemDecompDistribute_Private) */
@@ -73,6 +102,22 @@ struct _DemDecomp {
   PetscInt     nrebalance;
   PetscReal    imbalance;   /* at the last rebuild */
   PetscInt     nowned;      /* owned particles after the last rebuild */
+  PetscBool    restored;    /* --restart: the checkpoint is applied, distribute now */
+  /* loads, bonds and output.track by global id: their store indices change at every rebuild
+     (DemDecompRemap) */
+  PetscInt   **loadgid;     /* [nload][loadn[l]] the ids of the run description */
+  PetscInt    *loadn;
+  int64_t     *bondgid;     /* [2 nbond] every bond's bodies (a, b) by global id */
+  PetscInt     nbond;
+  int64_t     *lkg;         /* gid -> store index of owned and ghost bodies, by gid */
+  PetscInt    *lki, lkcap;
+  PetscReal   *trk;         /* [DEM_TREC ntrack] rows of output.track (DemDecompTrackRows) */
+  PetscReal   *red;         /* [4 + 6 nwall] the sums of DemDecompReverseForces_Private */
+  /* superquadric warm starts in transit with their pairs (like the history): gids (2 per
+     entry), then per entry the shape index and wrec reals; wrec 0: no such shapes */
+  PetscInt     wrec, nw, wcap;
+  int64_t     *wg;
+  PetscReal   *wv;
   PetscInt     nmigrated, nwrapped, nrebuilds; /* bodies sent to another rank, periodic wraps of
                                                   owned bodies, rebuilds (MMDEM_DECOMP_VERBOSE) */
 };
@@ -159,6 +204,14 @@ PetscErrorCode DemDecompDestroy_Private(DemSim sim)
   PetscCall(PetscFree(d->wallgid));
   PetscCall(PetscFree(d->hg));
   PetscCall(PetscFree(d->hv));
+  for (PetscInt l = 0; d->loadgid && l < sim->nload; l++) PetscCall(PetscFree(d->loadgid[l]));
+  PetscCall(PetscFree2(d->loadgid, d->loadn));
+  PetscCall(PetscFree(d->bondgid));
+  PetscCall(PetscFree2(d->lkg, d->lki));
+  PetscCall(PetscFree(d->trk));
+  PetscCall(PetscFree(d->red));
+  PetscCall(PetscFree(d->wg));
+  PetscCall(PetscFree(d->wv));
   if (d->hmap.cap) PetscCall(DemHistoryMapFree(&d->hmap));
   PetscCall(PetscFree(sim->decomp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -346,6 +399,84 @@ static PetscErrorCode DemDecompHistReserve(struct _DemDecomp *d, PetscInt n, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode DemDecompWarmReserve(struct _DemDecomp *d, PetscInt n)
+{
+  PetscFunctionBegin;
+  if (n <= d->wcap) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    PetscInt   cap = PetscMax(n, 2 * d->wcap), W = 1 + d->wrec;
+    int64_t   *wg;
+    PetscReal *wv;
+    PetscCall(PetscMalloc1(2 * cap, &wg));
+    PetscCall(PetscMalloc1(W * cap, &wv));
+    if (d->nw) {
+      PetscCall(PetscArraycpy(wg, d->wg, 2 * d->nw));
+      PetscCall(PetscArraycpy(wv, d->wv, W * d->nw));
+    }
+    PetscCall(PetscFree(d->wg));
+    PetscCall(PetscFree(d->wv));
+    d->wg = wg, d->wv = wv, d->wcap = cap;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the superquadric warm starts in transit go where the lower-id body of their pair goes
+   (left: the departing bodies by gid with their destinations, sorted); replicated: the
+   entries of departing bodies are dropped (every rank has them) */
+static PetscErrorCode DemDecompRouteWarm(DemSim sim, const DemGidIdx *left, PetscInt nleave, PetscBool replicated)
+{
+  struct _DemDecomp *d = sim->decomp;
+  const PetscInt     W = 1 + d->wrec, rec = 2 + W;
+  const PetscMPIInt  size = sim->size;
+  PetscMPIInt       *hd, *cnt, nin;
+  PetscReal         *out, *in;
+  PetscInt           nout = 0, kept = 0;
+
+  PetscFunctionBegin;
+  if (!d->wrec) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc2(d->nw + 1, &hd, size, &cnt));
+  PetscCall(PetscArrayzero(d->tcnt, size));
+  for (PetscInt e = 0; e < d->nw; e++) {
+    DemGidIdx key = {PetscMin(d->wg[2 * e], d->wg[2 * e + 1]), 0}, *f;
+    f     = nleave ? (DemGidIdx *)bsearch(&key, left, (size_t)nleave, sizeof(DemGidIdx), DemGidIdxCmp) : NULL;
+    hd[e] = f ? (PetscMPIInt)f->k : sim->rank;
+    if (hd[e] != sim->rank && !replicated) d->tcnt[hd[e]] += (PetscMPIInt)rec, nout++;
+  }
+  d->toff[0] = 0;
+  for (PetscMPIInt r = 1; r < size; r++) d->toff[r] = d->toff[r - 1] + d->tcnt[r - 1];
+  PetscCallMPI(MPI_Alltoall(d->tcnt, 1, MPI_INT, d->ucnt, 1, MPI_INT, sim->comm));
+  d->uoff[0] = 0;
+  for (PetscMPIInt r = 1; r < size; r++) d->uoff[r] = d->uoff[r - 1] + d->ucnt[r - 1];
+  nin = (d->uoff[size - 1] + d->ucnt[size - 1]) / (PetscMPIInt)rec;
+  PetscCall(PetscMalloc2((size_t)rec * (nout + 1), &out, (size_t)rec * (nin + 1), &in));
+  PetscCall(PetscArrayzero(cnt, size));
+  for (PetscInt e = 0; e < d->nw; e++) {
+    if (hd[e] == sim->rank) { /* stays: compact in place */
+      d->wg[2 * kept] = d->wg[2 * e], d->wg[2 * kept + 1] = d->wg[2 * e + 1];
+      for (PetscInt j = 0; j < W; j++) d->wv[W * kept + j] = d->wv[W * e + j];
+      kept++;
+    } else if (!replicated) {
+      PetscReal *o = out + d->toff[hd[e]] + rec * cnt[hd[e]]++;
+      memcpy(&o[0], &d->wg[2 * e], sizeof(int64_t));
+      memcpy(&o[1], &d->wg[2 * e + 1], sizeof(int64_t));
+      for (PetscInt j = 0; j < W; j++) o[2 + j] = d->wv[W * e + j];
+    }
+  }
+  d->nw = kept;
+  PetscCallMPI(MPI_Alltoallv(out, d->tcnt, d->toff, MPIU_REAL, in, d->ucnt, d->uoff, MPIU_REAL, sim->comm));
+  PetscCall(DemDecompWarmReserve(d, d->nw + nin));
+  for (PetscInt e = 0; e < nin; e++) {
+    const PetscReal *o = in + rec * e;
+    memcpy(&d->wg[2 * d->nw], &o[0], sizeof(int64_t));
+    memcpy(&d->wg[2 * d->nw + 1], &o[1], sizeof(int64_t));
+    for (PetscInt j = 0; j < W; j++) d->wv[W * d->nw + j] = o[2 + j];
+    d->nw++;
+  }
+  PetscCall(PetscFree2(out, in));
+  PetscCall(PetscFree2(hd, cnt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   Moves every owned particle whose centre is outside this rank's subdomain to its owner, and
   every history entry whose lower-id body moves with it. replicated: every rank holds every
@@ -442,6 +573,7 @@ static PetscErrorCode DemDecompMigrate(DemSim sim, PetscBool replicated)
     PetscCall(PetscFree2(hout, hinb));
     PetscCall(PetscFree(hd));
   }
+  PetscCall(DemDecompRouteWarm(sim, left, nleave, replicated)); /* superquadric warm starts, the same way */
   /* owned = kept + received, in global-id order */
   if (nleave || nin) {
     PetscInt   tot = nkeep + nin;
@@ -634,6 +766,94 @@ static PetscErrorCode DemDecompFilterPairs(DemSim sim)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* store index of global id g among owned and ghost bodies (DemDecompRemap's table), or -1 */
+static PetscInt DemDecompLocal(const struct _DemDecomp *d, PetscInt nb, int64_t g)
+{
+  PetscInt lo = 0, hi = nb - 1;
+  while (lo <= hi) {
+    PetscInt mid = (lo + hi) / 2;
+    if (d->lkg[mid] == g) return d->lki[mid];
+    if (d->lkg[mid] < g) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+static int DemDecompI64Cmp(const void *a, const void *b)
+{
+  const int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+  return (x > y) - (x < y);
+}
+
+/*
+  after a rebuild: the loads' body lists become the store indices of this rank's owned bodies
+  among them (a load acts once, on the owner); the bonds become those this rank evaluates (the
+  rule of the pairs: the bond's lower-id body is owned here) with both bodies' store indices.
+  A bond whose partner is neither owned nor a ghost here (stretched beyond the ghost range) is
+  an error on every rank. Collective.
+*/
+static PetscErrorCode DemDecompRemap(DemSim sim)
+{
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies;
+  const PetscInt     nb = bs->n + bs->nghost;
+  DemBondList       *bl = sim->bonds;
+  PetscBool          bad = PETSC_FALSE, any;
+  char               msg[512] = "";
+
+  PetscFunctionBegin;
+  if (!sim->nload && !bl && !sim->out.ntrack) PetscFunctionReturn(PETSC_SUCCESS);
+  if (nb > d->lkcap) {
+    PetscCall(PetscFree2(d->lkg, d->lki));
+    d->lkcap = PetscMax(nb, 2 * d->lkcap);
+    PetscCall(PetscMalloc2(d->lkcap, &d->lkg, d->lkcap, &d->lki));
+  }
+  {
+    DemGidIdx *ord; /* scratch: the ghost buffers are free between the exchange and the step */
+    PetscCall(DemDecompEnsure((void **)&d->sbuf, &d->sbufcap, (size_t)(nb + 1) * (sizeof(DemGidIdx) / sizeof(PetscReal) + 1), sizeof(PetscReal)));
+    ord = (DemGidIdx *)d->sbuf;
+    for (PetscInt i = 0; i < nb; i++) ord[i].gid = bs->gid[i], ord[i].k = i;
+    if (nb > 1) qsort(ord, (size_t)nb, sizeof(DemGidIdx), DemGidIdxCmp);
+    for (PetscInt i = 0; i < nb; i++) d->lkg[i] = ord[i].gid, d->lki[i] = ord[i].k;
+  }
+  for (PetscInt l = 0; l < sim->nload; l++) {
+    DemLoad *ld = &sim->loads[l];
+    ld->nids    = 0;
+    for (PetscInt k = 0; k < d->loadn[l]; k++) {
+      PetscInt i = DemDecompLocal(d, nb, d->loadgid[l][k]);
+      if (i >= 0 && i < bs->n) ld->ids[ld->nids++] = i;
+    }
+  }
+  if (bl) {
+    int64_t *rec; /* scratch: key, a, b per bond evaluated here */
+    PetscInt m = 0;
+    PetscCall(DemDecompEnsure((void **)&d->rbuf, &d->rbufcap, (size_t)3 * (d->nbond + 1), sizeof(PetscReal)));
+    rec = (int64_t *)d->rbuf;
+    for (PetscInt k = 0; k < d->nbond; k++) {
+      const int64_t ga = d->bondgid[2 * k], gb = d->bondgid[2 * k + 1];
+      PetscInt      ia = DemDecompLocal(d, nb, ga), ib = DemDecompLocal(d, nb, gb), lo = ga < gb ? ia : ib;
+      if (lo < 0 || lo >= bs->n) continue; /* another rank evaluates it */
+      if (ia < 0 || ib < 0) {
+        if (!bad) PetscCall(PetscSNPrintf(msg, sizeof(msg), "bonds: the bonded bodies %lld and %lld are farther apart than the ghost range 2 r_max + skin = %g m around rank %d's subdomain at step %" PetscInt_FMT ": on several MPI ranks a bond needs both bodies within the ghost range; run on one rank, or raise search.skin", (long long)ga, (long long)gb, (double)d->cutoff, (int)sim->rank, sim->step));
+        bad = PETSC_TRUE;
+        continue;
+      }
+      rec[3 * m]     = PetscMin(ia, ib) * (int64_t)nb + PetscMax(ia, ib);
+      rec[3 * m + 1] = ia, rec[3 * m + 2] = ib;
+      m++;
+    }
+    if (m > 1) qsort(rec, (size_t)m, 3 * sizeof(int64_t), DemDecompI64Cmp);
+    for (PetscInt k = 0; k < m; k++) bl->key[k] = rec[3 * k], bl->a[k] = (PetscInt)rec[3 * k + 1], bl->b[k] = (PetscInt)rec[3 * k + 2];
+    bl->n = m;
+    PetscCall(PetscFree(bl->hasbond));
+    PetscCall(PetscCalloc1(nb + 1, &bl->hasbond));
+    for (PetscInt k = 0; k < m; k++) bl->hasbond[bl->a[k]] = bl->hasbond[bl->b[k]] = 1;
+  }
+  PetscCall(DemDecompAgree_Private(sim, bad, &any, msg, sizeof(msg)));
+  PetscCheck(!any, sim->comm, PETSC_ERR_SUP, "%s", msg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the rebuild of the header comment, steps 1-5 */
 static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
 {
@@ -643,9 +863,9 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
   const PetscInt     hs = sim->histsize;
 
   PetscFunctionBegin;
-  /* 1. history out of the list, by global ids */
+  /* 1. history out of the list, by global ids (replicated: the list of a checkpoint) */
   d->nh = 0;
-  if (hs > 0 && !replicated) {
+  if (hs > 0) {
     PetscInt cnt = 0;
     for (PetscInt k = 0; k < nl->npairs; k++) {
       const PetscReal *h   = nl->history + k * hs;
@@ -664,6 +884,14 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
       PetscCall(PetscArraycpy(d->hv + hs * d->nh, h, hs));
       d->nh++;
     }
+  }
+  /* 1b. the superquadric warm starts of the pairs, by global ids (superquadric.c) */
+  d->nw = 0;
+  for (PetscInt k = 0; k < sim->nshape && d->wrec; k++) {
+    const PetscInt ns = DemShapeSuperquadricWarmSlots_Private(sim->shapes[k]), W = 1 + d->wrec;
+    PetscCall(DemDecompWarmReserve(d, d->nw + ns));
+    for (PetscInt j = 0; j < ns; j++)
+      if (DemShapeSuperquadricWarmGet_Private(sim->shapes[k], j, &d->wg[2 * d->nw], &d->wg[2 * d->nw + 1], d->wv + W * d->nw + 1)) d->wv[W * d->nw++] = (PetscReal)k;
   }
   nl->npairs = 0; /* its body indices are about to change */
   nl->ngroups = 0;
@@ -700,6 +928,11 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
   PetscCall(DemDecompGhosts(sim));
   PetscCall(DemNeighbourBuild_Private(sim, bs->x));
   PetscCall(DemDecompFilterPairs(sim));
+  for (PetscInt e = 0; e < d->nw; e++) { /* the warm starts where the lookups of the new list find them */
+    const PetscReal *v = d->wv + (1 + d->wrec) * e;
+    PetscCall(DemShapeSuperquadricWarmPut_Private(sim->shapes[(PetscInt)v[0]], sim, d->wg[2 * e], d->wg[2 * e + 1], v + 1));
+  }
+  PetscCall(DemDecompRemap(sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -734,6 +967,96 @@ static PetscErrorCode DemDecompForward(DemSim sim)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the owners' entries of arrays (store layout, wid[a] reals per body; NULL skipped) into
+   their ghosts (forward), or the ghosts' entries added to their owners' (reverse), over the
+   ghost lists of the last rebuild. Collective. */
+static PetscErrorCode DemDecompExchange(DemSim sim, PetscInt narr, PetscReal *arr[], const PetscInt wid[], PetscBool reverse)
+{
+  struct _DemDecomp *d = sim->decomp;
+  const PetscInt     n = sim->bodies.n;
+  PetscInt           R = 0;
+  PetscMPIInt        nreq = 0;
+  PetscReal         *out, *in;
+  PetscMPIInt       *ocnt, *ooff, *icnt, *ioff;
+
+  PetscFunctionBegin;
+  if (!d || !d->active) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt a = 0; a < narr; a++) R += arr[a] ? wid[a] : 0;
+  PetscCheck(R <= d->rec, PETSC_COMM_SELF, PETSC_ERR_PLIB, "decomposition: %" PetscInt_FMT " reals per body exceed the record of %" PetscInt_FMT, R, d->rec);
+  /* forward: owned (sbuf, sidx) -> ghosts (rbuf); reverse: ghosts (rbuf) -> owners (sbuf) */
+  out  = reverse ? d->rbuf : d->sbuf;
+  in   = reverse ? d->sbuf : d->rbuf;
+  ocnt = reverse ? d->rcnt : d->scnt, ooff = reverse ? d->roff : d->soff;
+  icnt = reverse ? d->scnt : d->rcnt, ioff = reverse ? d->soff : d->roff;
+  for (PetscInt k = 0; k < (reverse ? d->nrecv : d->nsend); k++) {
+    PetscInt   i = reverse ? n + k : d->sidx[k];
+    PetscReal *o = out + R * k;
+    for (PetscInt a = 0; a < narr; a++)
+      if (arr[a])
+        for (PetscInt j = 0; j < wid[a]; j++) *o++ = arr[a][wid[a] * i + j];
+  }
+  for (PetscMPIInt r = 0; r < sim->size; r++) {
+    if (icnt[r]) PetscCallMPI(MPI_Irecv(in + R * ioff[r], (PetscMPIInt)R * icnt[r], MPIU_REAL, r, 73, sim->comm, &d->req[nreq++]));
+    if (ocnt[r]) PetscCallMPI(MPI_Isend(out + R * ooff[r], (PetscMPIInt)R * ocnt[r], MPIU_REAL, r, 73, sim->comm, &d->req[nreq++]));
+  }
+  PetscCallMPI(MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE));
+  for (PetscInt k = 0; k < (reverse ? d->nsend : d->nrecv); k++) {
+    PetscInt         i = reverse ? d->sidx[k] : n + k;
+    const PetscReal *o = in + R * k;
+    for (PetscInt a = 0; a < narr; a++)
+      if (arr[a])
+        for (PetscInt j = 0; j < wid[a]; j++) {
+          if (reverse) arr[a][wid[a] * i + j] += *o++;
+          else arr[a][wid[a] * i + j] = *o++;
+        }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemDecompForwardState_Private - the owners' entries of trial-state arrays (laid out as the
+  store: 3 reals per body, 4 for q; NULL arrays are skipped) copied into the ghosts' entries,
+  over the ghost lists of the last rebuild. The implicit integrators call it before every force
+  evaluation at an iterate, so that a pair with a ghost sees the owner's current iterate.
+  Collective.
+*/
+PetscErrorCode DemDecompForwardState_Private(DemSim sim, PetscReal *x, PetscReal *v, PetscReal *w, PetscReal *q, PetscReal *dx, PetscReal *alpha)
+{
+  PetscReal     *arr[6] = {x, v, w, q, dx, alpha};
+  const PetscInt wid[6] = {3, 3, 3, 4, 3, 3};
+
+  PetscFunctionBegin;
+  PetscCall(DemDecompExchange(sim, 6, arr, wid, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemDecompForwardArray_Private, DemDecompReverseAddArray_Private - one array of `width` reals
+  per body (store layout): the owners' entries into their ghosts; the ghosts' entries added to
+  their owners' (the ghosts' entries are left as they are). Collective.
+*/
+PetscErrorCode DemDecompForwardArray_Private(DemSim sim, PetscReal *a, PetscInt width)
+{
+  PetscFunctionBegin;
+  PetscCall(DemDecompExchange(sim, 1, &a, &width, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemDecompReverseAddArray_Private(DemSim sim, PetscReal *a, PetscInt width)
+{
+  PetscFunctionBegin;
+  PetscCall(DemDecompExchange(sim, 1, &a, &width, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemDecompSum_Private(DemSim sim, PetscReal *v, PetscInt n)
+{
+  PetscFunctionBegin;
+  if (!sim->decomp || n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, (PetscMPIInt)n, MPIU_REAL, MPIU_SUM, sim->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   DemDecompUpdateNeighbours_Private - DemSimUpdateNeighbours on several ranks: ghosts refreshed,
   or, when any body on any rank moved more than half the skin (or `force`), a rebuild with
@@ -763,6 +1086,37 @@ PetscErrorCode DemDecompUpdateNeighbours_Private(DemSim sim, const PetscReal *x,
 }
 
 /*
+  DemDecompTrackRows_Private - the bodies of output.track on rank 0, DEM_TREC = 19 reals each
+  (x, v, w, q, f, t) in the order of output.track (other ranks: NULL). Each body is owned by
+  one rank; the others contribute -0.0, the exact identity of IEEE addition, so the sum is
+  the owner's values bit for bit (signed zeros included). Collective.
+*/
+PetscErrorCode DemDecompTrackRows_Private(DemSim sim, const PetscReal **rows)
+{
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies;
+  const PetscInt     nt = sim->out.ntrack, R = DEM_TREC;
+  PetscReal         *own = (PetscReal *)d->sbuf;
+
+  PetscFunctionBegin;
+  *rows = NULL;
+  PetscCall(DemDecompEnsure((void **)&d->sbuf, &d->sbufcap, (size_t)R * nt + 1, sizeof(PetscReal)));
+  own = (PetscReal *)d->sbuf;
+  for (PetscInt k = 0; k < R * nt; k++) own[k] = -0.0;
+  for (PetscInt k = 0; k < nt; k++) {
+    PetscInt   i = DemDecompLocal(d, bs->n + bs->nghost, sim->out.track[k]);
+    PetscReal *o = own + R * k;
+    if (i < 0 || i >= bs->n) continue;
+    for (int j = 0; j < 3; j++) o[j] = bs->x[3 * i + j], o[3 + j] = bs->v[3 * i + j], o[6 + j] = bs->w[3 * i + j];
+    for (int j = 0; j < 4; j++) o[9 + j] = bs->q[4 * i + j];
+    for (int j = 0; j < 3; j++) o[13 + j] = bs->f[3 * i + j], o[16 + j] = bs->t[3 * i + j];
+  }
+  PetscCallMPI(MPI_Reduce(own, d->trk, (PetscMPIInt)(R * nt), MPIU_REAL, MPIU_SUM, 0, sim->comm));
+  if (sim->rank == 0) *rows = d->trk;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   DemDecompReverseForces_Private - after a force evaluation: the ghosts' force, torque (and
   dissipative parts) added to their owners, contact energy, dissipation power, friction losses
   and contact counts summed over the ranks, wall reactions summed. Collective.
@@ -776,6 +1130,8 @@ PetscErrorCode DemDecompReverseForces_Private(DemSim sim, DemForceOut *out)
   PetscReal         *red;
 
   PetscFunctionBegin;
+  if (!d->red) PetscCall(PetscMalloc1(4 + 6 * nw, &d->red)); /* once: the implicit integrators call this every iteration */
+  red = d->red;
   for (PetscInt k = 0; k < d->nrecv; k++) { /* ghosts -> rbuf, back to their owners */
     PetscInt   i = n + k;
     PetscReal *o = d->rbuf + R * k;
@@ -800,7 +1156,6 @@ PetscErrorCode DemDecompReverseForces_Private(DemSim sim, DemForceOut *out)
     }
   }
   /* global sums */
-  PetscCall(PetscMalloc1(4 + 6 * nw, &red));
   red[0] = out->pe_contact, red[1] = out->dissip_rate, red[2] = out->eslip, red[3] = (PetscReal)out->ncontacts;
   for (PetscInt w = 0; w < nw; w++) {
     PetscInt i = sim->walls[w].body;
@@ -812,7 +1167,6 @@ PetscErrorCode DemDecompReverseForces_Private(DemSim sim, DemForceOut *out)
     PetscInt i = sim->walls[w].body;
     for (int j = 0; j < 3; j++) out->f[3 * i + j] = red[4 + 6 * w + j], out->t[3 * i + j] = red[7 + 6 * w + j];
   }
-  PetscCall(PetscFree(red));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -867,21 +1221,20 @@ PetscErrorCode DemDecompDistribute_Private(DemSim sim)
 
   PetscFunctionBegin;
   if (!d || d->active) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(sim->integ->mpi, sim->comm, PETSC_ERR_SUP, "integrator %s does not run on more than one MPI rank yet (this run has %d); run it on one rank (MPI-capable: verlet)", sim->integ->type_name, (int)sim->size);
-  if (sim->nload) what = "loads";
-  else if (sim->bonds) what = "bonds";
-  else if (sim->fields) what = "fields";
-  else if (sim->out.ntrack) what = "output.track";
+  PetscCheck(sim->integ->mpi, sim->comm, PETSC_ERR_SUP, "integrator %s does not run on more than one MPI rank yet (this run has %d); run it on one rank (MPI-capable: verlet, trapezoid, cd)", sim->integ->type_name, (int)sim->size);
+  if (sim->fields) what = "fields";
   PetscCheck(!what, sim->comm, PETSC_ERR_SUP, "%s: not supported on more than one MPI rank yet (this run has %d); run on one rank", what, (int)sim->size);
-  /* spheres and planes only: the other kinds keep per-pair state outside the neighbour list's
-     history (superquadric warm starts, feature slots of meshes and polyhedra) that does not
-     migrate yet */
+  /* spheres, superquadrics (their warm starts migrate: DemDecompRouteWarm) and planes only:
+     meshes and polyhedra keep per-pair feature slots that do not migrate yet */
   for (PetscInt k = 0; k < sim->nshape; k++)
-    PetscCheck(sim->shapes[k]->kind == DEM_KIND_SPHERE || sim->shapes[k]->kind == DEM_KIND_PLANE, sim->comm, PETSC_ERR_SUP, "shape '%s' (%s): only spheres and plane walls run on more than one MPI rank yet (this run has %d); run on one rank", sim->shapes[k]->name, sim->shapes[k]->type_name ? sim->shapes[k]->type_name : "?", (int)sim->size);
-  PetscCheck(!sim->restart[0], sim->comm, PETSC_ERR_SUP, "--restart runs on one MPI rank (this run has %d): checkpoints hold the gathered state of any rank count", (int)sim->size);
+    PetscCheck(sim->shapes[k]->kind == DEM_KIND_SPHERE || sim->shapes[k]->kind == DEM_KIND_PLANE || DemShapeSuperquadricWarmReals_Private(sim->shapes[k]) > 0, sim->comm, PETSC_ERR_SUP, "shape '%s' (%s): only spheres, superquadrics and plane walls run on more than one MPI rank yet (this run has %d); run on one rank", sim->shapes[k]->name, sim->shapes[k]->type_name ? sim->shapes[k]->type_name : "?", (int)sim->size);
+  /* --restart: every rank keeps every body (the serial layout of the checkpoint) until
+     DemDecompRestored_Private, after the checkpoint is applied */
+  if (sim->restart[0] && !d->restored) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt i = 0; i < bs->n; i++)
     if (!(bs->flags[i] & DEM_WALL)) rmax = PetscMax(rmax, bs->radius[i]);
   d->cutoff = 2 * rmax + sim->skin;
+  for (PetscInt k = 0; k < sim->nshape; k++) d->wrec = PetscMax(d->wrec, DemShapeSuperquadricWarmReals_Private(sim->shapes[k]));
   d->rec    = DEM_DREC;
   for (PetscInt e = 0; e < bs->nextra; e++) d->rec += bs->extra_ncomp[e];
   if (!d->grid_set) PetscCall(DemDecompChooseGrid(sim, d->grid));
@@ -904,6 +1257,21 @@ PetscErrorCode DemDecompDistribute_Private(DemSim sim)
   PetscCall(PetscMalloc1(sim->nwall + 1, &d->wallgid));
   for (PetscInt w = 0; w < sim->nwall; w++) d->wallgid[w] = bs->gid[sim->walls[w].body];
   PetscCall(DemDecompReserve(sim, bs->n, 0));
+  /* loads, bonds, track by global id (every rank holds every body here) */
+  if (sim->nload) {
+    PetscCall(PetscMalloc2(sim->nload, &d->loadgid, sim->nload, &d->loadn));
+    for (PetscInt l = 0; l < sim->nload; l++) {
+      d->loadn[l] = sim->loads[l].nids;
+      PetscCall(PetscMalloc1(d->loadn[l] + 1, &d->loadgid[l]));
+      for (PetscInt k = 0; k < d->loadn[l]; k++) d->loadgid[l][k] = (PetscInt)bs->gid[sim->loads[l].ids[k]];
+    }
+  }
+  if (sim->bonds) {
+    d->nbond = sim->bonds->n;
+    PetscCall(PetscMalloc1(2 * d->nbond + 2, &d->bondgid));
+    for (PetscInt k = 0; k < d->nbond; k++) d->bondgid[2 * k] = bs->gid[sim->bonds->a[k]], d->bondgid[2 * k + 1] = bs->gid[sim->bonds->b[k]];
+  }
+  if (sim->out.ntrack) PetscCall(PetscMalloc1(DEM_TREC * sim->out.ntrack, &d->trk));
   d->active = PETSC_TRUE;
   PetscCall(DemDecompRebuild(sim, PETSC_TRUE));
   if (getenv("MMDEM_DECOMP_VERBOSE")) {
@@ -913,6 +1281,23 @@ PetscErrorCode DemDecompDistribute_Private(DemSim sim)
     PetscCall(PetscSynchronizedPrintf(sim->comm, "decomp: rank %d owns %" PetscInt_FMT " particles, %" PetscInt_FMT " ghosts\n", (int)sim->rank, loc, bs->nghost));
     PetscCall(PetscSynchronizedFlush(sim->comm, PETSC_STDOUT));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemDecompRestored_Private - --restart on several ranks: the checkpoint (the gathered state in
+  serial layout, written on any number of ranks) has been applied on every rank, which holds
+  every body and the checkpoint's neighbour list with its history; each rank now keeps its
+  subdomain, with the history of its pairs (DemDecompRebuild with every body replicated).
+  The continuation agrees with the uninterrupted run to round-off (the neighbour lists are
+  rebuilt at the restart step). Collective.
+*/
+PetscErrorCode DemDecompRestored_Private(DemSim sim)
+{
+  PetscFunctionBegin;
+  if (!sim->decomp || sim->decomp->active) PetscFunctionReturn(PETSC_SUCCESS);
+  sim->decomp->restored = PETSC_TRUE;
+  PetscCall(DemDecompDistribute_Private(sim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

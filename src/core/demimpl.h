@@ -135,6 +135,9 @@ typedef struct {
   PetscInt   ngroups;
   DemShapeKind gka[DEM_KIND_MAX * DEM_KIND_MAX], gkb[DEM_KIND_MAX * DEM_KIND_MAX];
   PetscInt   gstart[DEM_KIND_MAX * DEM_KIND_MAX + 1];
+  PetscBool  noshift_first; /* in every group the pairs without an image shift (13) come first
+                               (neighbour.c; kept by checks of restored lists): fused kernels
+                               then test the shift once per group, not per pair */
   PetscReal *shift;      /* [3 * npairs] expanded shift vectors (NULL when not periodic) */
   PetscInt  *pairidx;    /* identity 0..npairs-1, the `pair` column of batches */
   /* positions at the last build */
@@ -266,6 +269,10 @@ struct _p_DemSim {
   DemOutputConfig out;
   void        *outstate; /* open files of a running simulation (output.c) */
   PetscBool    record_contacts; /* the next force evaluation must leave every contact in cl/cf */
+  PetscBool    energy_idle;     /* set by the run loop (run.c): no output after the next step reads
+                                   pe_contact (not a thermo, checkpoint or last step) */
+  PetscBool    skip_pe;         /* set by an integrator around one committed force evaluation when
+                                   energy_idle: fused kernels may leave pe_contact out (verlet.c) */
   PetscBool    no_fused;        /* debugging and tests: never use fused kernels (env MMDEM_NO_FUSED) */
   PetscBool    setupcalled;
   PetscLogDouble wall0;
@@ -299,6 +306,24 @@ PETSC_EXTERN PetscErrorCode DemDecompDestroy_Private(DemSim);
 PETSC_EXTERN PetscErrorCode DemDecompSumPowers_Private(DemSim, PetscReal *p0, PetscReal *p1);
 /* *any = some rank has `failed`; msg becomes the message of the lowest such rank */
 PETSC_EXTERN PetscErrorCode DemDecompAgree_Private(DemSim, PetscBool failed, PetscBool *any, char msg[], size_t len);
+/* output.track's bodies on rank 0 (x v w q f t: 19 reals each, in output.track's order), NULL elsewhere */
+PETSC_EXTERN PetscErrorCode DemDecompTrackRows_Private(DemSim, const PetscReal **rows);
+/* the owners' values of trial-state arrays (store layout; NULL: skipped) into their ghosts:
+   implicit integrators, before every evaluation at an iterate */
+PETSC_EXTERN PetscErrorCode DemDecompForwardState_Private(DemSim, PetscReal *x, PetscReal *v, PetscReal *w, PetscReal *q, PetscReal *dx, PetscReal *alpha);
+/* --restart on several ranks: distributes the applied checkpoint (checkpoint.c) */
+PETSC_EXTERN PetscErrorCode DemDecompRestored_Private(DemSim);
+/* one array of `width` reals per body: owners -> ghosts; ghosts added to their owners */
+PETSC_EXTERN PetscErrorCode DemDecompForwardArray_Private(DemSim, PetscReal *a, PetscInt width);
+PETSC_EXTERN PetscErrorCode DemDecompReverseAddArray_Private(DemSim, PetscReal *a, PetscInt width);
+/* per-pair state outside the neighbour list's history that the decomposition moves with its
+   pair: the superquadrics' warm starts (src/shapes/superquadric.c; 0 reals for other shapes) */
+PETSC_EXTERN PetscInt       DemShapeSuperquadricWarmReals_Private(DemShape);
+PETSC_EXTERN PetscInt       DemShapeSuperquadricWarmSlots_Private(DemShape);
+PETSC_EXTERN PetscBool      DemShapeSuperquadricWarmGet_Private(DemShape, PetscInt k, int64_t *ga, int64_t *gb, PetscReal v[]);
+PETSC_EXTERN PetscErrorCode DemShapeSuperquadricWarmPut_Private(DemShape, DemSim, int64_t ga, int64_t gb, const PetscReal v[]);
+/* n reals summed over the ranks, in place */
+PETSC_EXTERN PetscErrorCode DemDecompSum_Private(DemSim, PetscReal *v, PetscInt n);
 
 /* forces with the laws' fused kernels where possible (explicit integrators; forces.c) */
 PETSC_EXTERN PetscErrorCode DemForcesComputeFast(DemSim, const DemState *, PetscBool commit, DemForceOut *);

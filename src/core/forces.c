@@ -236,16 +236,25 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
   /* one pass: gravity on every mobile owned body (MPI: not on ghosts, whose forces go to their
      owners; fixed bodies and walls report only their reactions), zero torques, and zero
      dissipative parts when wanted */
-  for (PetscInt i = 0; i < bs->n; i++) {
-    const PetscReal m = bs->inv_m[i] == 0 ? 0.0 : bs->m[i];
-    f[3 * i]     = 0.0 + m * g[0];
-    f[3 * i + 1] = 0.0 + m * g[1];
-    f[3 * i + 2] = 0.0 + m * g[2];
-    t[3 * i] = t[3 * i + 1] = t[3 * i + 2] = 0;
-    if (out->fd) {
-      out->fd[3 * i] = out->fd[3 * i + 1] = out->fd[3 * i + 2] = 0;
-      out->td[3 * i] = out->td[3 * i + 1] = out->td[3 * i + 2] = 0;
-    }
+  { /* restrict-qualified copies, and the test of fd outside the loop: the compiler keeps g in
+       registers instead of reloading it after every store */
+    const PetscReal g0 = g[0], g1 = g[1], g2 = g[2], *restrict im = bs->inv_m, *restrict mass = bs->m;
+    PetscReal *restrict ff = f, *restrict tt = t, *restrict fd = out->fd, *restrict td = out->td;
+    const PetscInt      n  = bs->n;
+    if (fd)
+      for (PetscInt i = 0; i < n; i++) {
+        const PetscReal m = im[i] == 0 ? 0.0 : mass[i];
+        ff[3 * i] = 0.0 + m * g0, ff[3 * i + 1] = 0.0 + m * g1, ff[3 * i + 2] = 0.0 + m * g2;
+        tt[3 * i] = tt[3 * i + 1] = tt[3 * i + 2] = 0;
+        fd[3 * i] = fd[3 * i + 1] = fd[3 * i + 2] = 0;
+        td[3 * i] = td[3 * i + 1] = td[3 * i + 2] = 0;
+      }
+    else
+      for (PetscInt i = 0; i < n; i++) {
+        const PetscReal m = im[i] == 0 ? 0.0 : mass[i];
+        ff[3 * i] = 0.0 + m * g0, ff[3 * i + 1] = 0.0 + m * g1, ff[3 * i + 2] = 0.0 + m * g2;
+        tt[3 * i] = tt[3 * i + 1] = tt[3 * i + 2] = 0;
+      }
   }
   if (nb > bs->n) {
     PetscCall(PetscArrayzero(f + 3 * bs->n, 3 * (nb - bs->n)));

@@ -324,13 +324,20 @@ PetscErrorCode DemGuardCheckState_Private(DemSim sim, PetscBool *bad, char msg[]
       lo[d] = sim->periodic[d] ? -PETSC_INFINITY : sim->lo[d];
       hi[d] = sim->periodic[d] ? PETSC_INFINITY : sim->hi[d];
     }
-    for (PetscInt i = 0; i < bs->n; i++) {
-      const PetscReal r3 = 3 * r[i];
-      const PetscReal o0 = PetscMax(lo[0] - x[3 * i], x[3 * i] - hi[0]);
-      const PetscReal o1 = PetscMax(lo[1] - x[3 * i + 1], x[3 * i + 1] - hi[1]);
-      const PetscReal o2 = PetscMax(lo[2] - x[3 * i + 2], x[3 * i + 2] - hi[2]);
-      any |= (im[i] != 0) & ((o0 > r3) | (o1 > r3) | (o2 > r3));
-    }
+    if (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) { /* the bounded directions only */
+      for (int d = 0; d < 3; d++) {
+        const PetscReal l = lo[d], u = hi[d];
+        if (sim->periodic[d]) continue;
+        for (PetscInt i = 0; i < bs->n; i++) any |= (im[i] != 0) & (PetscMax(l - x[3 * i + d], x[3 * i + d] - u) > 3 * r[i]);
+      }
+    } else
+      for (PetscInt i = 0; i < bs->n; i++) {
+        const PetscReal r3 = 3 * r[i];
+        const PetscReal o0 = PetscMax(lo[0] - x[3 * i], x[3 * i] - hi[0]);
+        const PetscReal o1 = PetscMax(lo[1] - x[3 * i + 1], x[3 * i + 1] - hi[1]);
+        const PetscReal o2 = PetscMax(lo[2] - x[3 * i + 2], x[3 * i + 2] - hi[2]);
+        any |= (im[i] != 0) & ((o0 > r3) | (o1 > r3) | (o2 > r3));
+      }
     if (!any) PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (PetscInt i = 0; i < bs->n; i++) {

@@ -410,11 +410,13 @@ PetscErrorCode DemOutputStep_Private(DemSim sim, PetscBool force)
 
   PetscFunctionBegin;
   if (force || sim->step % sim->out.thermo_every == 0) {
-    PetscReal kt, kr, pg, e, extra[32];
+    PetscReal        kt, kr, pg, e, extra[32];
+    const PetscReal *trows = NULL;
     PetscCall(DemSimEnergies_Private(sim, &kt, &kr, &pg));
     for (PetscInt k = 0; k < os->nextra && k < 32; k++) PetscCall(DemThermoExtraEval_Private(sim, k, &extra[k])); /* collective */
     PetscCall(PetscTime(&now));
     e = kt + kr + pg + sim->pe_contact;
+    if (sim->out.ntrack && DemDecompActive_Private(sim)) PetscCall(DemDecompTrackRows_Private(sim, &trows)); /* MPI: gathered on rank 0 (decomp.c) */
     if (sim->rank == 0) {
       fprintf(os->thermo, "%" PetscInt_FMT ",%.10g,%.10g,%.12g,%.12g,%.12g,%.12g,%.12g,%" PetscInt_FMT ",%" PetscInt_FMT ",%.4f,%.12g,%.12g", sim->step, (double)sim->time, (double)sim->dt, (double)kt, (double)kr, (double)pg, (double)sim->pe_contact, (double)sim->dissipated, sim->ncontacts, sim->iterations, (double)(now - sim->wall0), (double)e, (double)(e + sim->dissipated));
       fprintf(os->thermo, ",%" PetscInt_FMT, sim->rejected); /* steps rejected so far (run.c) */
@@ -434,14 +436,16 @@ PetscErrorCode DemOutputStep_Private(DemSim sim, PetscBool force)
       }
       if (os->walls) fflush(os->walls);
       for (PetscInt k = 0; k < sim->out.ntrack && os->track; k++) {
-        PetscInt i = sim->out.track[k];
-        fprintf(os->track, "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT, sim->step, (double)sim->time, (PetscInt)bs->gid[i]);
-        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)bs->x[3 * i + d]);
-        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)bs->v[3 * i + d]);
-        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)bs->w[3 * i + d]);
-        for (int d = 0; d < 4; d++) fprintf(os->track, ",%.15g", (double)bs->q[4 * i + d]);
-        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)bs->f[3 * i + d]);
-        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)bs->t[3 * i + d]);
+        PetscInt         i = sim->out.track[k]; /* MPI: trows holds the gathered rows */
+        const PetscReal *X = trows ? trows + 19 * k : bs->x + 3 * i, *V = trows ? X + 3 : bs->v + 3 * i, *W = trows ? X + 6 : bs->w + 3 * i;
+        const PetscReal *Q = trows ? X + 9 : bs->q + 4 * i, *F = trows ? X + 13 : bs->f + 3 * i, *T = trows ? X + 16 : bs->t + 3 * i;
+        fprintf(os->track, "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT, sim->step, (double)sim->time, trows ? i : (PetscInt)bs->gid[i]);
+        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)X[d]);
+        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)V[d]);
+        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)W[d]);
+        for (int d = 0; d < 4; d++) fprintf(os->track, ",%.15g", (double)Q[d]);
+        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)F[d]);
+        for (int d = 0; d < 3; d++) fprintf(os->track, ",%.15g", (double)T[d]);
         fprintf(os->track, "\n");
       }
       if (os->track) fflush(os->track);

@@ -14,6 +14,7 @@
   restitution [1], friction [0] (static and dynamic), friction_dynamic [= friction].
 */
 #include "demimpl.h"
+#include "dem_isa.h"
 #include <libgen.h>
 #include <errno.h>
 
@@ -1225,7 +1226,7 @@ PetscErrorCode DemSimView(DemSim sim, FILE *fp)
   for (PetscInt i = 0; i < sim->bodies.n; i++)
     if ((sim->bodies.flags[i] & DEM_FIXED) && !(sim->bodies.flags[i] & DEM_WALL)) nfixed++;
   PetscCall(PetscFPrintf(sim->comm, fp, "%s: %" PetscInt_FMT " bodies (%" PetscInt_FMT " fixed), %" PetscInt_FMT " walls, %" PetscInt_FMT " materials, %" PetscInt_FMT " contact laws, integrator %s\n", sim->name, sim->nparticles, nfixed, sim->nwall, sim->nmat, sim->nlaw, sim->integ->type_name));
-  PetscCall(PetscFPrintf(sim->comm, fp, "domain [%g, %g] x [%g, %g] x [%g, %g], periodic %d%d%d, dimension %" PetscInt_FMT ", skin %g m\n", (double)sim->lo[0], (double)sim->hi[0], (double)sim->lo[1], (double)sim->hi[1], (double)sim->lo[2], (double)sim->hi[2], sim->periodic[0], sim->periodic[1], sim->periodic[2], sim->dim, (double)sim->skin));
+  PetscCall(PetscFPrintf(sim->comm, fp, "domain [%g, %g] x [%g, %g] x [%g, %g], periodic %d%d%d, dimension %" PetscInt_FMT ", skin %g m, hot loops %s\n", (double)sim->lo[0], (double)sim->hi[0], (double)sim->lo[1], (double)sim->hi[1], (double)sim->lo[2], (double)sim->hi[2], sim->periodic[0], sim->periodic[1], sim->periodic[2], sim->dim, (double)sim->skin, DemIsaName()));
   if (sim->tc_min < PETSC_MAX_REAL) PetscCall(PetscFPrintf(sim->comm, fp, "dt = %g s (%s), shortest collision time tc = %g s, dt/tc = %.4g\n", (double)sim->dt, sim->dt_auto ? "auto" : "given", (double)sim->tc_min, (double)(sim->dt / sim->tc_min)));
   else PetscCall(PetscFPrintf(sim->comm, fp, "dt = %g s\n", (double)sim->dt));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -79,7 +79,14 @@
                  CD forces are written [1]
   plus the common keys type, dt, dt_fraction, petsc_options. PETSc option -cd_view prints a
   summary of the solver statistics when the integrator is destroyed; -cd_compat_* options
-  reach the TAO solver of the post-solve. Serial only (one MPI rank).
+  reach the TAO solver of the post-solve.
+  MPI (src/core/decomp.c): solver apgd only. A contact belongs to the rank that evaluates its
+  pair (owner of the lower-id body); ghosts get u0 and, in every N x, the owners' sums of
+  M^-1 B^T x (their parts added to the owners first); dot products, the residual's norms, the
+  force scale and the contact count are reduced over the ranks, so the iteration is the
+  serial one up to round-off (tests/cases/mpi_cd.sh). Warm starts stay with the rank that had
+  the pair (a pair whose evaluating rank changes at a migration starts from 0). pgs and
+  compatible: true are refused on several ranks (one message naming the key).
 */
 #include "cdimpl.h"
 #include <time.h>
@@ -182,7 +189,13 @@ static PetscErrorCode DemIntegratorSetUp_CD(DemIntegrator ig, DemSim sim)
   DemIntegrator_CD *cd = (DemIntegrator_CD *)ig->data;
 
   PetscFunctionBegin;
-  PetscCheck(sim->size == 1, sim->comm, PETSC_ERR_SUP, "integrator cd runs on one MPI rank (got %d)", (int)sim->size);
+  if (sim->size > 1 && (cd->solver == 1 || cd->compatible)) { /* MPI: apgd only (decomp.c) */
+    DemNode in, kn;
+    PetscCall(DemNodeGet(sim->root, "integrator", &in));
+    PetscCall(DemNodeGet(in, cd->solver == 1 ? "solver" : "compatible", &kn));
+    if (cd->solver == 1) return DemNodeError(kn ? kn : in, "solver pgs runs on one MPI rank (this run has %d): its Gauss-Seidel sweep goes through the contacts one after another; use solver: apgd on several ranks", (int)sim->size);
+    return DemNodeError(kn ? kn : in, "compatible: true runs on one MPI rank (this run has %d): the post-solve is serial", (int)sim->size);
+  }
   if (cd->margin < 0) cd->margin = 0.5 * sim->skin;
   if (cd->margin > sim->skin) {
     DemNode in, kn;
@@ -232,7 +245,7 @@ static PetscErrorCode DemCDReserveContacts(DemIntegrator_CD *cd, PetscInt nc)
 static PetscErrorCode DemCDBodies(DemIntegrator_CD *cd, DemSim sim)
 {
   DemBodyStore  *bs = &sim->bodies;
-  const PetscInt nb = bs->n;
+  const PetscInt nb = bs->n + bs->nghost; /* MPI: ghosts too (their contacts) */
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < nb; i++) {
@@ -263,6 +276,7 @@ static PetscErrorCode DemCDExternal(DemIntegrator_CD *cd, DemSim sim, PetscReal 
   PetscReal       *F  = cd->fext;
 
   PetscFunctionBegin;
+  for (PetscInt i = 0; i < 6 * bs->nghost; i++) F[6 * bs->n + i] = 0; /* MPI: ghosts' loads act on their owners */
   for (PetscInt i = 0; i < bs->n; i++) {
     for (int d = 0; d < 6; d++) F[6 * i + d] = 0;
     if (!(bs->inv_m[i] > 0)) continue;
@@ -303,7 +317,9 @@ static PetscErrorCode DemCDDetect(DemIntegrator_CD *cd, DemSim sim)
       PetscReal d0 = bs->x[3 * i] - nl->x0[3 * i], d1 = bs->x[3 * i + 1] - nl->x0[3 * i + 1], d2 = bs->x[3 * i + 2] - nl->x0[3 * i + 2];
       mx = PetscMax(mx, d0 * d0 + d1 * d1 + d2 * d2);
     }
-    if (mx > lim * lim) PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_TRUE));
+    PetscInt again = mx > lim * lim;
+    if (sim->decomp) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &again, 1, MPIU_INT, MPI_MAX, sim->comm)); /* MPI: collective */
+    if (again) PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_TRUE));
   }
   if (sim->nlaw + 1 > cd->nactcap) { /* once: no allocation per step */
     PetscCall(PetscFree(cd->act));
@@ -325,7 +341,6 @@ static PetscErrorCode DemCDAssemble(DemIntegrator_CD *cd, DemSim sim)
 {
   DemContactList *cl  = &sim->cl;
   DemCDSystem    *sys = &cd->sys;
-  DemBodyStore   *bs  = &sim->bodies;
 
   PetscFunctionBegin;
   PetscCall(DemCDReserveContacts(cd, cl->n));
@@ -335,7 +350,6 @@ static PetscErrorCode DemCDAssemble(DemIntegrator_CD *cd, DemSim sim)
     const PetscReal *n = cl->nrm + 3 * c, *ra = cl->ra + 3 * c, *rb = cl->rb + 3 * c;
     PetscReal       *J = sys->J + 12 * k, *W = sys->W + 12 * k, ca[3], cb[3], la, lb, dg;
     PetscBool        ma = PETSC_FALSE, mb = PETSC_FALSE;
-    if (a >= bs->n || b >= bs->n) continue; /* ghosts: serial only */
     for (int d = 0; d < 6; d++) ma = ma || cd->mobile[6 * a + d], mb = mb || cd->mobile[6 * b + d];
     if (!ma && !mb) continue;
     ca[0] = ra[1] * n[2] - ra[2] * n[1];
@@ -387,12 +401,36 @@ static void DemCDMinvBt(const DemCDSystem *sys, PetscInt nb, const PetscReal *x,
   }
 }
 
+/* s = M^-1 B^T x of every body; MPI: the ghosts' parts summed into their owners, the sums
+   copied back into the ghosts (two exchanges, decomp.c) */
+static PetscErrorCode DemCDMinvBtAll(DemSim sim, const DemCDSystem *sys, PetscInt nb, const PetscReal *x, PetscReal *s)
+{
+  PetscFunctionBegin;
+  DemCDMinvBt(sys, nb, x, s);
+  if (sim->decomp) {
+    PetscCall(DemDecompReverseAddArray_Private(sim, s, 6));
+    PetscCall(DemDecompForwardArray_Private(sim, s, 6));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* y = N x = dt B M^-1 B^T x */
-static void DemCDMatMult(DemIntegrator_CD *cd, PetscInt nb, PetscReal dt, const PetscReal *x, PetscReal *y)
+static PetscErrorCode DemCDMatMult(DemIntegrator_CD *cd, DemSim sim, PetscInt nb, PetscReal dt, const PetscReal *x, PetscReal *y)
 {
   const DemCDSystem *sys = &cd->sys;
-  DemCDMinvBt(sys, nb, x, cd->s);
+
+  PetscFunctionBegin;
+  PetscCall(DemCDMinvBtAll(sim, sys, nb, x, cd->s));
   for (PetscInt k = 0; k < sys->nc; k++) y[k] = dt * DemCDRow(sys->J + 12 * k, cd->s + 6 * sys->a[k], cd->s + 6 * sys->b[k]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the largest of n values over the ranks (MPI), in place */
+static PetscErrorCode DemCDMax(DemSim sim, PetscReal *v, PetscMPIInt n)
+{
+  PetscFunctionBegin;
+  if (sim->decomp) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, n, MPIU_REAL, MPIU_MAX, sim->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* natural residual || min(f, g ./ diag N) ||_inf / F (see the file header) */
@@ -447,7 +485,7 @@ static PetscErrorCode DemCDSolvePGS(DemIntegrator_CD *cd, DemSim sim, PetscReal 
 static PetscErrorCode DemCDSolveAPGD(DemIntegrator_CD *cd, DemSim sim, PetscReal dt, PetscReal fp, PetscInt *its, PetscReal *res)
 {
   DemCDSystem    *sys = &cd->sys;
-  const PetscInt  nc = sys->nc, nb = sim->bodies.n;
+  const PetscInt  nc = sys->nc, nb = sim->bodies.n + sim->bodies.nghost;
   const PetscReal *p = sys->rhs;
   PetscReal      *gam = sys->f, *y = cd->x1, *Ny = cd->x2, *gn = cd->x3, *Ngn = cd->x4, *Ng = cd->x5;
   PetscReal      *best = cd->x6, L, t, theta = 1, rbest = PETSC_MAX_REAL;
@@ -457,30 +495,38 @@ static PetscErrorCode DemCDSolveAPGD(DemIntegrator_CD *cd, DemSim sim, PetscReal
   /* L from N applied to gamma - 1 (Mazhar et al.: gamma_hat_0 = 1) */
   {
     PetscReal nd = 0, nn = 0;
+    PetscReal dots[2];
     for (PetscInt k = 0; k < nc; k++) gn[k] = gam[k] - 1.0;
-    DemCDMatMult(cd, nb, dt, gn, Ngn);
+    PetscCall(DemCDMatMult(cd, sim, nb, dt, gn, Ngn));
     for (PetscInt k = 0; k < nc; k++) nd += gn[k] * gn[k], nn += Ngn[k] * Ngn[k];
-    L = nd > 0 ? PetscSqrtReal(nn / nd) : 0;
+    dots[0] = nd, dots[1] = nn; /* MPI: global dot products (decomp.c) */
+    PetscCall(DemDecompSum_Private(sim, dots, 2));
+    nd = dots[0], nn = dots[1];
+    L  = nd > 0 ? PetscSqrtReal(nn / nd) : 0;
     if (!(L > 0)) {
       for (PetscInt k = 0; k < nc; k++) L = PetscMax(L, dt * sys->diag[k]);
+      PetscCall(DemCDMax(sim, &L, 1));
     }
   }
   t = 1.0 / L;
-  DemCDMatMult(cd, nb, dt, gam, Ng);
+  PetscCall(DemCDMatMult(cd, sim, nb, dt, gam, Ng));
   for (PetscInt k = 0; k < nc; k++) y[k] = gam[k], Ny[k] = Ng[k];
   *res = PETSC_MAX_REAL;
   for (*its = 0; *its < cd->max_it;) {
     PetscReal thn, beta, gd = 0, r;
     /* projected step from y, backtracking until f(gn) <= f(y) + g.d + L/2 |d|^2 */
     for (;;) {
-      PetscReal dNd = 0, dd = 0;
+      PetscReal dNd = 0, dd = 0, dots[2];
       for (PetscInt k = 0; k < nc; k++) gn[k] = PetscMax(0.0, y[k] - t * (Ny[k] + p[k]));
-      DemCDMatMult(cd, nb, dt, gn, Ngn);
+      PetscCall(DemCDMatMult(cd, sim, nb, dt, gn, Ngn));
       for (PetscInt k = 0; k < nc; k++) {
         PetscReal d = gn[k] - y[k];
         dNd += d * (Ngn[k] - Ny[k]);
         dd += d * d;
       }
+      dots[0] = dNd, dots[1] = dd;
+      PetscCall(DemDecompSum_Private(sim, dots, 2));
+      dNd = dots[0], dd = dots[1];
       if (dNd <= L * dd * (1 + 1e-12) || dd == 0) break;
       L *= 2;
       t = 1.0 / L;
@@ -489,15 +535,17 @@ static PetscErrorCode DemCDSolveAPGD(DemIntegrator_CD *cd, DemSim sim, PetscReal
     thn  = 0.5 * (-theta * theta + theta * PetscSqrtReal(theta * theta + 4));
     beta = theta * (1 - theta) / (theta * theta + thn);
     for (PetscInt k = 0; k < nc; k++) gd += (Ny[k] + p[k]) * (gn[k] - gam[k]);
+    PetscCall(DemDecompSum_Private(sim, &gd, 1));
     /* residual at the new iterate; keep the best */
     {
-      PetscReal rr = 0, fm = fp;
+      PetscReal rr[2] = {0, fp};
       for (PetscInt k = 0; k < nc; k++) {
         PetscReal m = PetscMin(gn[k], (Ngn[k] + p[k]) / (dt * sys->diag[k]));
-        rr          = PetscMax(rr, PetscAbsReal(m));
-        fm          = PetscMax(fm, gn[k]);
+        rr[0]       = PetscMax(rr[0], PetscAbsReal(m));
+        rr[1]       = PetscMax(rr[1], gn[k]);
       }
-      r = fm > 0 ? rr / fm : 0.0;
+      PetscCall(DemCDMax(sim, rr, 2));
+      r = rr[1] > 0 ? rr[0] / rr[1] : 0.0;
     }
     if (r < rbest) {
       rbest = r;
@@ -532,18 +580,20 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
   DemBodyStore     *bs  = &sim->bodies;
   DemContactList   *cl  = &sim->cl;
   DemContactForces *cf  = &sim->cf;
-  const PetscInt    nb  = bs->n;
+  PetscInt          nb, nall; /* owned bodies; with the ghosts (MPI) */
   PetscReal         ke0, kr0, pg0, ke1, kr1, pg1, fp = 0, res = 0, *fout;
-  PetscInt          its = 0;
+  PetscInt          its = 0, ncg;
   PetscBool         docompat;
   PetscLogDouble    t0, t1;
   double            c0;
 
   PetscFunctionBegin;
   PetscCall(DemSimEnergies_Private(sim, &ke0, &kr0, &pg0));
-  PetscCall(DemCDReserveBodies(cd, nb));
+  PetscCall(DemCDDetect(cd, sim)); /* MPI: may migrate bodies */
+  nb   = bs->n;
+  nall = bs->n + bs->nghost;
+  PetscCall(DemCDReserveBodies(cd, nall));
   PetscCall(DemCDBodies(cd, sim));
-  PetscCall(DemCDDetect(cd, sim));
   PetscCall(DemCDAssemble(cd, sim));
   PetscCall(DemCDExternal(cd, sim, sim->time + dt));
   /* u0 = v^t + dt M^-1 F_ext */
@@ -555,6 +605,7 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
       u0[3 + d] = bs->w[3 * i + d] + dt * y[3 + d];
     }
   }
+  if (sim->decomp) PetscCall(DemDecompForwardArray_Private(sim, cd->u0, 6)); /* MPI: the ghosts' u0 (decomp.c) */
   /* force scale of the residual: at least the largest external load on a mobile body, so
      that round-off forces (bodies in free flight, touching) do not set the scale */
   for (PetscInt i = 0; i < nb; i++)
@@ -585,11 +636,16 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
       if (h) sys->f[k] = h[0], sys->fw[k] = h[1];
     }
   }
+  ncg = sys->nc;
+  if (sim->decomp) { /* MPI: the force scale and the contact count over the ranks */
+    PetscCall(DemCDMax(sim, &fp, 1));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ncg, 1, MPIU_INT, MPI_SUM, sim->comm));
+  }
   if (!cd->nsteps) cd->c0_run = DemCDCPUTime();
   c0 = DemCDCPUTime();
   PetscCall(PetscTime(&t0));
   PetscCall(PetscLogEventBegin(cd->ev_solve, 0, 0, 0, 0));
-  if (sys->nc) {
+  if (ncg) {
     if (cd->solver == 1) {
       /* PGS works with b = p - B u0 against the current velocities */
       PetscReal *bb = cd->x2;
@@ -602,8 +658,8 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
   cd->t_solve += t1 - t0;
   cd->c_solve += DemCDCPUTime() - c0;
   /* v^{t+dt} = u0 + dt M^-1 B^T f (004 eq. (13)) */
-  DemCDMinvBt(sys, nb, sys->f, cd->u);
-  for (PetscInt j = 0; j < 6 * nb; j++) cd->u[j] = cd->u0[j] + dt * cd->u[j];
+  PetscCall(DemCDMinvBtAll(sim, sys, nall, sys->f, cd->u));
+  for (PetscInt j = 0; j < 6 * nall; j++) cd->u[j] = cd->u0[j] + dt * cd->u[j];
   for (PetscInt k = 0; k < sys->nc; k++) sys->gend[k] = sys->gap[k] + dt * DemCDRow(sys->J + 12 * k, cd->u + 6 * sys->a[k], cd->u + 6 * sys->b[k]);
   /* compatibility post-solve, 004 Algorithm 1 step 2 */
   docompat = cd->compatible;
@@ -669,7 +725,7 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
     if (fout[k] > 0) sim->ncontacts++;
   }
   /* body forces F_ext + B^T f (reactions on fixed bodies and walls) */
-  for (PetscInt i = 0; i < nb; i++)
+  for (PetscInt i = 0; i < nall; i++)
     for (int d = 0; d < 3; d++) bs->f[3 * i + d] = cd->fext[6 * i + d], bs->t[3 * i + d] = cd->fext[6 * i + 3 + d];
   for (PetscInt k = 0; k < sys->nc; k++) {
     const PetscReal *J = sys->J + 12 * k;
@@ -680,6 +736,14 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
       bs->f[3 * b + d] += J[6 + d] * fout[k];
       bs->t[3 * b + d] += J[9 + d] * fout[k];
     }
+  }
+  if (sim->decomp) { /* MPI: ghosts' reactions to their owners, walls' and contact counts summed (decomp.c) */
+    DemForceOut fo = {0};
+    fo.f         = bs->f;
+    fo.t         = bs->t;
+    fo.ncontacts = sim->ncontacts;
+    PetscCall(DemDecompReverseForces_Private(sim, &fo));
+    sim->ncontacts = fo.ncontacts;
   }
   if (sim->dim == 2) PetscCall(DemSimConstrain(sim, bs->f, bs->t));
   /* update: v, w of mobile DOF; x, q of every moving body (004 eq. (13)) */
@@ -806,6 +870,7 @@ PetscErrorCode DemIntegratorCreate_CD(DemIntegrator ig)
   ig->ops->destroy       = DemIntegratorDestroy_CD;
   ig->ops->checkpoint    = DemIntegratorCheckpoint_CD;
   ig->stability          = DEM_INTEGRATOR_IMPLICIT; /* rigid contacts: no collision time to resolve */
+  ig->mpi                = PETSC_TRUE;              /* apgd on several MPI ranks (decomp.c; pgs and compatible refused) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(integrator, "cd", DemIntegratorCreate_CD)

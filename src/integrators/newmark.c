@@ -65,10 +65,19 @@
   tangent plane (jacobian.c). Assembled in a MATBAIJ of block size 6 preallocated from
   the neighbour list (DemJacobianCreate_Private), rebuilt with the list.
   Solver: PETSc SNES (prefix none: every -snes_*, -ksp_*, -pc_* option is honoured, e.g.
-  -snes_monitor, -snes_test_jacobian, -snes_rtol); defaults newtonls, KSP GMRES + ILU with
-  -ksp_rtol 1e-10, SNES rtol 1e-8, max_it from max_iterations, and an absolute tolerance of
-  1e-12 r_min times the inertial force scale m_min / (beta h^2) (a residual that moves no
-  body by more than ~1e-12 of the smallest radius). The moment rows are divided by the body's
+  -snes_monitor, -snes_test_jacobian, -snes_rtol); defaults newtonls with the line search
+  DemNmLineSearch, KSP GMRES preconditioned on the right (its residual norm is the true one,
+  in force units) by ILU(0) on the block pattern of the neighbour list (DemNmJacobianPattern),
+  -ksp_rtol 1e-10 and -ksp_atol 1e-2 of the SNES's absolute tolerance, SNES rtol 1e-8, max_it
+  from max_iterations, and an absolute tolerance of 1e-12 r_min times the inertial force scale
+  m_min / (beta h^2) (a residual that moves no body by more than ~1e-12 of the smallest
+  radius). The KSP's absolute tolerance: ILU(0) without pivoting between blocks is far from
+  exact on these matrices (condition ~1e5-1e6: contact stiffness against inertia, alpha
+  columns 1/r smaller than u columns), GMRES stagnates near 1e-6 of a small right-hand side,
+  and a relative 1e-10 alone made it break down (DIVERGED_LINEAR_SOLVE) on residuals of
+  1e-11 N, 10x the SNES tolerance, in the settled stiff pile: 18 cut steps and a final dt of
+  37.5 dt_c in tests/validate/val_newmark_pile.sh; a linear residual below 1e-2 of the
+  nonlinear tolerance is solved. The moment rows are divided by the body's
   bounding radius, so that the residual's norm weighs forces and moments alike. Predictor: acc(i+1) = acc(i)
   (u = h v + h^2/2 acc, alpha = h w + h^2/2 wdot).
 
@@ -126,7 +135,7 @@ typedef struct {
   Mat       J;
   Vec       X, R, Xlast;
   PetscInt *row, nrows, nb, cap, nlbuild;
-  PetscBool atol_user, lastvalid;
+  PetscBool atol_user, katol_user, lastvalid;
   /* the step: h, Newmark constants, state at i */
   PetscReal h, a1, a2, a3, a4, a5, a6, tn;
   PetscReal *acc, *wacc;      /* [3 nb] acceleration and angular acceleration at i (world) */
@@ -149,7 +158,7 @@ typedef struct {
   PetscInt   ctcap;
   /* step control and counters */
   PetscReal dt0;
-  PetscInt  nok, night_owls, cuts_snes, cuts_pen, newton_total, nevals;
+  PetscInt  nok, night_owls, cuts_snes, cuts_pen, newton_total, nevals, ksp_total;
   PetscReal rmin, mmin;
   PetscReal *rs; /* [nb] 1 / radius: the moment rows of the residual are scaled to forces */
   /* the laws' tangent by differences (DemNmLawTangent): scratch of ltcap contacts */
@@ -158,7 +167,7 @@ typedef struct {
   int       *lslip;
 } DemIntegrator_Newmark;
 
-static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes", "dt_cuts_penetration", "newton_total", NULL};
+static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes", "dt_cuts_penetration", "newton_total", "ksp_total", NULL};
 
 static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNode cfg)
 {
@@ -217,6 +226,7 @@ static PetscErrorCode DemIntegratorThermo_Newmark(DemIntegrator ig, PetscReal va
   val[1] = (PetscReal)nm->cuts_snes;
   val[2] = (PetscReal)nm->cuts_pen;
   val[3] = (PetscReal)nm->newton_total;
+  val[4] = (PetscReal)nm->ksp_total;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -225,14 +235,16 @@ static PetscErrorCode DemIntegratorThermo_Newmark(DemIntegrator ig, PetscReal va
 static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp, PetscBool write)
 {
   DemIntegrator_Newmark *nm      = (DemIntegrator_Newmark *)ig->data;
-  PetscInt               version = 2, nb = nm->nb, acc = nm->accvalid ? 1 : 0;
-  PetscInt               cnt[6]  = {nm->nok, nm->night_owls, nm->cuts_snes, nm->cuts_pen, nm->newton_total, nm->npen};
+  PetscInt               version = 3, nb = nm->nb, acc = nm->accvalid ? 1 : 0;
+  PetscInt               cnt[7]  = {nm->nok, nm->night_owls, nm->cuts_snes, nm->cuts_pen, nm->newton_total, nm->npen, nm->ksp_total};
 
   PetscFunctionBegin;
   PetscCall(DemCheckpointIO(fp, write, &version, sizeof(version), "newmark checkpoint version"));
-  PetscCheck(version == 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint version %" PetscInt_FMT ", this build reads version 2", version);
+  PetscCheck(version == 2 || version == 3, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint version %" PetscInt_FMT ", this build reads versions 2 and 3", version);
   PetscCall(DemCheckpointIO(fp, write, &nm->dt0, sizeof(nm->dt0), "newmark configured dt"));
-  PetscCall(DemCheckpointIO(fp, write, cnt, sizeof(cnt), "newmark counters"));
+  /* version 3: the KSP iteration counter after the six of version 2 */
+  PetscCall(DemCheckpointIO(fp, write, cnt, (version == 2 ? 6 : 7) * sizeof(PetscInt), "newmark counters"));
+  if (version == 2) cnt[6] = 0;
   PetscCall(DemCheckpointIO(fp, write, &nb, sizeof(nb), "newmark body count"));
   PetscCheck(nb == nm->nb, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint for %" PetscInt_FMT " bodies, the run has %" PetscInt_FMT, nb, nm->nb);
   PetscCall(DemCheckpointIO(fp, write, &acc, sizeof(acc), "newmark acceleration flag"));
@@ -241,7 +253,7 @@ static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp
     PetscCall(DemCheckpointIO(fp, write, nm->wacc, 3 * (size_t)nb * sizeof(PetscReal), "newmark angular accelerations"));
   }
   if (!write) {
-    nm->nok = cnt[0], nm->night_owls = cnt[1], nm->cuts_snes = cnt[2], nm->cuts_pen = cnt[3], nm->newton_total = cnt[4];
+    nm->nok = cnt[0], nm->night_owls = cnt[1], nm->cuts_snes = cnt[2], nm->cuts_pen = cnt[3], nm->newton_total = cnt[4], nm->ksp_total = cnt[6];
     nm->accvalid = acc ? PETSC_TRUE : PETSC_FALSE;
     /* the moments at i: the store's torques, written by the accepted step's evaluation */
     PetscCall(PetscArraycpy(nm->tm, nm->sim->bodies.t, 3 * nb));
@@ -730,6 +742,70 @@ static PetscErrorCode DemNmJacobian(SNES snes, Vec X, Mat A, Mat P, void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The line search (SNESLINESEARCHSHELL; -snes_linesearch_type bt, l2, ... replace it): the full
+  Newton step X - Y when it halves |R|; otherwise the step lambda of PETSc's l2 line search (one
+  secant step: the minimizer of the parabola through phi(lambda) = |R(X - lambda Y)|^2 at
+  lambda = 0, 1/2, 1, downhill from 1), taken even if |R| grows - unless the full step reduced
+  |R| and the parabola's step does worse (|R| at round-off, where the parabola is noise): then
+  the full step. Measured on the stiff frictional pile (tests/validate/val_newmark_pile.sh at
+  dt = 34 ... 50.5 dt_c, 16 runs; at rest after 0.1 s with the final dt >= 0.9 of the first):
+  backtracking (PETSc bt, the default of newtonls and of this file before) 3 of 13 runs, its
+  sufficient-decrease steps converge to roots that pump energy into the pile (e_total grows, the
+  top sphere is thrown off); l2 14 of 16, but its lambda differs from 1 by O(|R|) near a root,
+  so Newton stops at the tolerance instead of at round-off (tests/unit/test_newmark.c, tight
+  free rotation: |dL|/|L| 8.6e-10); this search 16 of 16 (with DemNmJacobianPattern; 15 of 16
+  before it) and round-off (2e-14). Each iteration costs one residual evaluation when the full
+  step halves |R|, three or four otherwise.
+*/
+static PetscErrorCode DemNmLineSearch(SNESLineSearch ls, void *ctx)
+{
+  SNES      snes;
+  Vec       X, F, Y, W, G;
+  PetscReal xnorm, fnorm, ynorm, g1, gm, gl, lam = 1, f0, d1, dm, a, b;
+
+  PetscFunctionBegin;
+  (void)ctx;
+  PetscCall(SNESLineSearchGetSNES(ls, &snes));
+  PetscCall(SNESLineSearchGetVecs(ls, &X, &F, &Y, &W, &G));
+  PetscCall(SNESLineSearchGetNorms(ls, &xnorm, &fnorm, NULL));
+  PetscCall(VecNorm(Y, NORM_2, &ynorm));
+  PetscCall(VecWAXPY(W, -1.0, Y, X));
+  PetscCall(SNESComputeFunction(snes, W, G));
+  PetscCall(VecNorm(G, NORM_2, &g1));
+  if (!(g1 <= 0.5 * fnorm)) {
+    PetscCall(VecWAXPY(W, -0.5, Y, X));
+    PetscCall(SNESComputeFunction(snes, W, G));
+    PetscCall(VecNorm(G, NORM_2, &gm));
+    f0 = fnorm * fnorm;
+    d1 = (PetscIsInfOrNanReal(g1) ? PETSC_MAX_REAL : g1 * g1) - f0;
+    dm = gm * gm - f0;
+    a  = 2 * d1 - 4 * dm; /* phi = f0 + b lam + a lam^2 through the three points */
+    b  = 4 * dm - d1;
+    /* downhill from lam = 1: phi'(1) = 2 a + b, phi'' = 2 a */
+    lam = a > 0 ? 1 - (2 * a + b) / (2 * a) : 1 + (2 * a + b) / (2 * a);
+    if (PetscIsInfOrNanReal(lam)) lam = 0.5;
+    if (lam < 1e-12) lam = 0.5;
+    PetscCall(VecWAXPY(W, -lam, Y, X));
+    PetscCall(SNESComputeFunction(snes, W, G));
+    PetscCall(VecNorm(G, NORM_2, &gl));
+    if (g1 < fnorm && !(gl <= g1)) { /* the parabola misled (|R| at round-off): the full step */
+      lam = 1;
+      PetscCall(VecWAXPY(W, -1.0, Y, X));
+      PetscCall(SNESComputeFunction(snes, W, G));
+      PetscCall(VecNorm(G, NORM_2, &gl));
+    }
+    g1 = gl;
+  }
+  PetscCall(VecCopy(W, X));
+  PetscCall(VecCopy(G, F));
+  PetscCall(VecNorm(X, NORM_2, &xnorm));
+  PetscCall(SNESLineSearchSetLambda(ls, lam));
+  PetscCall(SNESLineSearchSetNorms(ls, xnorm, g1, ynorm)); /* the Newton step: -snes_stol judges it, not a short lambda */
+  PetscCall(SNESLineSearchSetReason(ls, PetscIsInfOrNanReal(g1) ? SNES_LINESEARCH_FAILED_DOMAIN : SNES_LINESEARCH_SUCCEEDED));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DemIntegratorSetUp_Newmark(DemIntegrator ig, DemSim sim)
 {
   DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ig->data;
@@ -737,6 +813,7 @@ static PetscErrorCode DemIntegratorSetUp_Newmark(DemIntegrator ig, DemSim sim)
   const PetscInt         nb = bs->n + bs->nghost;
   KSP                    ksp;
   PC                     pc;
+  SNESLineSearch         ls;
 
   PetscFunctionBegin;
   PetscCheck(sim->size == 1, sim->comm, PETSC_ERR_SUP, "integrator newmark runs on one MPI rank (serial SNES on the replicated store); got %d ranks", (int)sim->size);
@@ -760,15 +837,20 @@ static PetscErrorCode DemIntegratorSetUp_Newmark(DemIntegrator ig, DemSim sim)
   PetscCall(VecDuplicate(nm->X, &nm->Xlast));
   PetscCall(SNESCreate(PETSC_COMM_SELF, &nm->snes));
   PetscCall(SNESSetType(nm->snes, SNESNEWTONLS));
+  PetscCall(SNESGetLineSearch(nm->snes, &ls));
+  PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHSHELL));
+  PetscCall(SNESLineSearchShellSetUserFunc(ls, DemNmLineSearch, nm));
   PetscCall(SNESSetFunction(nm->snes, nm->R, DemNmFunction, nm));
   PetscCall(SNESSetTolerances(nm->snes, PETSC_DEFAULT, 1e-8, PETSC_DEFAULT, nm->max_it, PETSC_DEFAULT));
   PetscCall(SNESGetKSP(nm->snes, &ksp));
   PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCILU));
   PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-300, PETSC_DEFAULT, 1000));
   PetscCall(SNESSetFromOptions(nm->snes));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-snes_atol", &nm->atol_user));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-ksp_atol", &nm->katol_user));
   nm->nlbuild = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -912,6 +994,34 @@ static PetscErrorCode DemNmInitialAcceleration(DemIntegrator_Newmark *nm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the nonzero pattern of the Jacobian, fixed at its creation: a zero block for every body and
+   every pair of the neighbour list (and bond). PETSc squeezes the unused preallocation out at
+   the first assembly, so that the pattern (and ILU(0), and the last bits of Newton's solution)
+   would otherwise depend on the contacts of the first step after the list's build - which a
+   restart from a checkpoint (same list, new matrix) does not reproduce */
+static PetscErrorCode DemNmJacobianPattern(DemIntegrator_Newmark *nm)
+{
+  DemSim           sim = nm->sim;
+  DemNeighbourList *nl = &sim->nl;
+  const PetscInt   nbond = sim->bonds ? sim->bonds->n : 0;
+  PetscReal        zero[36] = {0};
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < nm->nb; i++)
+    if (nm->row[i] >= 0) PetscCall(MatSetValuesBlocked(nm->J, 1, &nm->row[i], 1, &nm->row[i], zero, ADD_VALUES));
+  for (PetscInt k = 0; k < nl->npairs + nbond; k++) {
+    const PetscInt a = k < nl->npairs ? nl->a[k] : sim->bonds->a[k - nl->npairs];
+    const PetscInt b = k < nl->npairs ? nl->b[k] : sim->bonds->b[k - nl->npairs];
+    const PetscInt ra = nm->row[a], rb = nm->row[b];
+    if (ra < 0 || rb < 0 || ra == rb) continue;
+    PetscCall(MatSetValuesBlocked(nm->J, 1, &ra, 1, &rb, zero, ADD_VALUES));
+    PetscCall(MatSetValuesBlocked(nm->J, 1, &rb, 1, &ra, zero, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(nm->J, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(nm->J, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, PetscReal h, DemStepInfo *info)
 {
   DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ig->data;
@@ -977,12 +1087,20 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
     PetscReal atol = 1e-12 * nm->rmin * nm->mmin / (be * h * h) * PetscSqrtReal((PetscReal)PetscMax(1, nm->nrows));
     PetscCall(SNESSetTolerances(nm->snes, atol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
   }
+  if (!nm->katol_user) { /* a linear residual below 1e-2 of the SNES's absolute tolerance is solved */
+    KSP       ksp;
+    PetscReal atol;
+    PetscCall(SNESGetTolerances(nm->snes, &atol, NULL, NULL, NULL, NULL));
+    PetscCall(SNESGetKSP(nm->snes, &ksp));
+    PetscCall(KSPSetTolerances(ksp, PETSC_DEFAULT, 1e-2 * atol, PETSC_DEFAULT, PETSC_DEFAULT));
+  }
   for (pass = 0;; pass++) {
     PetscInt its, nnew = 0;
     PetscBool moved = PETSC_FALSE;
     if (!nm->J || nm->nlbuild != sim->nl.nbuilds) {
       PetscCall(MatDestroy(&nm->J));
       PetscCall(DemJacobianCreate_Private(sim, MATBAIJ, nm->row, nm->nrows, &nm->J));
+      PetscCall(DemNmJacobianPattern(nm));
       PetscCall(SNESSetJacobian(nm->snes, nm->J, nm->J, DemNmJacobian, nm));
       nm->nlbuild = sim->nl.nbuilds;
     }
@@ -993,6 +1111,11 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
     PetscCall(SNESGetFunctionNorm(nm->snes, &fnorm));
     its_total += its;
     nm->newton_total += its;
+    {
+      PetscInt lits;
+      PetscCall(SNESGetLinearSolveIterations(nm->snes, &lits));
+      nm->ksp_total += lits;
+    }
     if (reason <= 0 || PetscIsInfOrNanReal(fnorm)) {
       PetscCall(PetscSNPrintf(why, sizeof(why), "SNES did not converge (%s, %" PetscInt_FMT " iterations, |R| %g)", SNESConvergedReasons[reason], its, (double)fnorm));
       nm->cuts_snes++;

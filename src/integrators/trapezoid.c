@@ -58,6 +58,10 @@
   colours) force evaluations here, so on beds jacobi is the cheaper sweep; gauss_seidel stays
   the default named by DESIGN.md.
   `iterations` in thermo.csv counts sweeps.
+  MPI (src/core/decomp.c): every evaluation first sends the owners' iterate to the ghosts; the
+  error measures and the rebuild decision are global. jacobi is the serial iteration; with
+  gauss_seidel each rank colours its own bodies (pairs across ranks Jacobi-wise), so results
+  agree with one rank within tol (tests/cases/mpi_implicit.sh).
   After convergence the state is stored, and one evaluation with history commit at the new
   state gives f(t+h), m(t+h) for the next step (the tangential springs are updated from the
   committed state to the new one).
@@ -286,6 +290,7 @@ static PetscErrorCode DemTrapEval(DemSim sim, DemIntegrator_Trapezoid *tz, Petsc
   fo->td         = td;
   sim->inc_x     = tz->dx;
   sim->inc_alpha = tz->a;
+  if (sim->decomp) PetscCall(DemDecompForwardState_Private(sim, tz->x, tz->v, tz->w, tz->q, tz->dx, tz->a)); /* MPI: the owners' iterate into the ghosts (decomp.c) */
   PetscCall(DemForcesCompute(sim, &st, PETSC_FALSE, commit, fo));
   sim->inc_x     = NULL;
   sim->inc_alpha = NULL;
@@ -434,21 +439,20 @@ static PetscErrorCode DemIntegratorStep_Trapezoid(DemIntegrator ig, DemSim sim, 
 {
   DemIntegrator_Trapezoid *tz = (DemIntegrator_Trapezoid *)ig->data;
   DemBodyStore            *bs = &sim->bodies;
-  const PetscInt           nb = bs->n + bs->nghost;
+  PetscInt                 nb = bs->n + bs->nghost; /* MPI: changes at a rebuild */
   const PetscReal          ph = tz->phi, tn = sim->time;
   DemForceOut              fo;
   PetscReal                err[4] = {0, 0, 0, 0}, rmin = PETSC_MAX_REAL, vmax = 0, pn, pnew;
-  PetscInt                 it = 0;
+  PetscInt                 it = 0, ncolour;
   PetscBool                conv = PETSC_FALSE, stalled = PETSC_FALSE;
   PetscReal                emax[3] = {0, 0, 0}; /* largest error measure of the last three sweeps */
 
   PetscFunctionBegin;
   if (!(tz->dt0 > 0)) tz->dt0 = h;
   tz->nevals = 0;
-  PetscCall(DemTrapReserve(tz, nb));
-  PetscCall(DemSimReserveDissipative_Private(sim));
   /* neighbour list at x(t), rebuilt early enough that it still holds at x(t+h) */
   PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_FALSE));
+  nb = bs->n + bs->nghost;
   for (PetscInt i = 0; i < nb; i++) {
     PetscReal s = 0;
     for (int k = 0; k < 3; k++) s += bs->v[3 * i + k] * bs->v[3 * i + k];
@@ -463,9 +467,15 @@ static PetscErrorCode DemIntegratorStep_Trapezoid(DemIntegrator ig, DemSim sim, 
       for (int k = 0; k < 3; k++) d2 += PetscSqr(bs->x[3 * i + k] - sim->nl.x0[3 * i + k]);
       mx = PetscMax(mx, d2);
     }
-    if (PetscSqrtReal(mx) + 2 * h * vmax > 0.5 * sim->skin) PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_TRUE));
+    PetscInt again = PetscSqrtReal(mx) + 2 * h * vmax > 0.5 * sim->skin;
+    if (sim->decomp) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &again, 1, MPIU_INT, MPI_MAX, sim->comm)); /* MPI: a collective decision */
+    if (again) PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_TRUE));
   }
+  if (sim->decomp) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &rmin, 1, MPIU_REAL, MPIU_MIN, sim->comm));
   if (rmin == PETSC_MAX_REAL) rmin = 1;
+  nb = bs->n + bs->nghost;
+  PetscCall(DemTrapReserve(tz, nb));
+  PetscCall(DemSimReserveDissipative_Private(sim));
   /* the state at t, and the bodies the scheme does not integrate, at t + h */
   PetscCall(PetscArraycpy(tz->xn, bs->x, 3 * nb));
   PetscCall(PetscArraycpy(tz->vn, bs->v, 3 * nb));
@@ -507,13 +517,16 @@ static PetscErrorCode DemIntegratorStep_Trapezoid(DemIntegrator ig, DemSim sim, 
   } else {
     if (tz->sweep == 0) PetscCall(DemTrapColour(sim, tz, h));
     else DemTrapOneClass(sim, tz);
+    ncolour = tz->ncolour; /* MPI: every rank evaluates as often as the one with most colours */
+    if (sim->decomp) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ncolour, 1, MPIU_INT, MPI_MAX, sim->comm));
     for (it = 1; it <= tz->max_it; it++) {
       PetscCall(PetscArraycpy(tz->xp, tz->x, 3 * nb));
       PetscCall(PetscArraycpy(tz->vp, tz->v, 3 * nb));
       PetscCall(PetscArraycpy(tz->wp, tz->w, 3 * nb));
       PetscCall(PetscArraycpy(tz->ap, tz->a, 3 * nb));
-      for (PetscInt c = 0; c < tz->ncolour; c++) {
+      for (PetscInt c = 0; c < ncolour; c++) {
         PetscCall(DemTrapEval(sim, tz, PETSC_FALSE, tz->f, tz->t, NULL, NULL, &fo));
+        if (c >= tz->ncolour) continue;
         for (PetscInt k = tz->cstart[c]; k < tz->cstart[c + 1]; k++) {
           const PetscInt i = tz->corder[k];
           DemTrapUpdateBody(sim, tz, i, h, tz->f + 3 * i, tz->t + 3 * i);
@@ -557,7 +570,12 @@ static PetscErrorCode DemIntegratorStep_Trapezoid(DemIntegrator ig, DemSim sim, 
   PetscCall(PetscArraycpy(bs->v, tz->v, 3 * nb));
   PetscCall(PetscArraycpy(bs->w, tz->w, 3 * nb));
   PetscCall(PetscArraycpy(bs->q, tz->q, 4 * nb));
-  PetscCall(DemSimApplyWalls_Private(sim));
+  {
+    const PetscInt nbuilds = sim->nl.nbuilds;
+    PetscCall(DemSimApplyWalls_Private(sim));
+    /* MPI: a wall removed now rebuilds the lists and migrates bodies under the step's arrays */
+    PetscCheck(!sim->decomp || sim->nl.nbuilds == nbuilds, sim->comm, PETSC_ERR_SUP, "integrator trapezoid: a wall removed at t = %g s (remove_at) is not supported on several MPI ranks yet; run on one rank", (double)sim->time);
+  }
   PetscCall(DemTrapEval(sim, tz, PETSC_TRUE, bs->f, bs->t, sim->fd, sim->td, &fo));
   /* dissipated: -h [phi P(fd(t+h)) + (1 - phi) P(fd(t))] at the mean velocities, + eslip */
   pn = pnew = 0;
@@ -568,6 +586,7 @@ static PetscErrorCode DemIntegratorStep_Trapezoid(DemIntegrator ig, DemSim sim, 
       pn += tz->fdn[j] * vm + tz->tdn[j] * wm;
       pnew += sim->fd[j] * vm + sim->td[j] * wm;
     }
+  if (sim->decomp) PetscCall(DemDecompSumPowers_Private(sim, &pn, &pnew)); /* MPI: over the ranks (decomp.c) */
   sim->dissipated += -h * (ph * pnew + (1 - ph) * pn) + fo.eslip;
   sim->dissip_rate_prev = fo.dissip_rate;
   sim->pe_contact       = fo.pe_contact;
@@ -608,6 +627,7 @@ PetscErrorCode DemIntegratorCreate_Trapezoid(DemIntegrator ig)
   ig->ops->destroy       = DemIntegratorDestroy_Trapezoid;
   ig->ops->checkpoint    = DemIntegratorCheckpoint_Trapezoid;
   ig->stability          = DEM_INTEGRATOR_IMPLICIT;
+  ig->mpi                = PETSC_TRUE; /* several MPI ranks: ghosts refreshed every evaluation (decomp.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(integrator, "trapezoid", DemIntegratorCreate_Trapezoid)

@@ -23,9 +23,13 @@
   Keys: type, dt, dt_fraction, petsc_options (none of its own).
 */
 #include "demimpl.h"
+#include "dem_isa.h"
 
 typedef struct {
-  PetscInt dummy;
+  /* DemVerletIsotropic's answer and what it was decided for */
+  int              iso;
+  PetscInt         iso_n, iso_builds;
+  const PetscReal *iso_I;
 } DemIntegrator_Verlet;
 
 static PetscErrorCode DemIntegratorSetFromConfig_Verlet(DemIntegrator ig, DemNode cfg)
@@ -38,7 +42,7 @@ static PetscErrorCode DemIntegratorSetFromConfig_Verlet(DemIntegrator ig, DemNod
 /* q <- dq q with the Cayley form dq = (1, dt w / 2) / |.|: a unit quaternion without
    trigonometry, rotating by 2 atan(|w| dt / 2) = |w| dt (1 + O((w dt)^2)), an error of the
    order of the scheme's */
-static inline void DemVerletCayley(PetscReal *q, const PetscReal *w, PetscReal dt)
+static inline __attribute__((always_inline)) void DemVerletCayley(PetscReal *q, const PetscReal *w, PetscReal dt)
 {
   PetscReal hx = 0.5 * dt * w[0], hy = 0.5 * dt * w[1], hz = 0.5 * dt * w[2];
   PetscReal q0 = q[0] - hx * q[1] - hy * q[2] - hz * q[3];
@@ -56,7 +60,7 @@ static inline void DemVerletCayley(PetscReal *q, const PetscReal *w, PetscReal d
   sum, so that the sum does not chain six additions per body), and the drift of positions and
   orientations. Returns that power.
 */
-static PetscReal DemVerletKickDrift(DemSim sim, PetscReal dt)
+static inline __attribute__((always_inline)) PetscReal DemVerletKickDrift_Inline(DemSim sim, PetscReal dt, const int iso)
 {
   DemBodyStore *bs = &sim->bodies;
   const PetscInt n = bs->n, plane = sim->dim == 2;
@@ -68,7 +72,7 @@ static PetscReal DemVerletKickDrift(DemSim sim, PetscReal dt)
   for (PetscInt i = 0; i < n; i++) {
     PetscReal *restrict vi = v + 3 * i, *restrict wi = w + 3 * i;
     const PetscReal hm = h * im[i];
-    const int       sphere = iI[3 * i] == iI[3 * i + 1] && iI[3 * i + 1] == iI[3 * i + 2]; /* fixed bodies have 0 */
+    const int       sphere = iso || (iI[3 * i] == iI[3 * i + 1] && iI[3 * i + 1] == iI[3 * i + 2]); /* fixed bodies have 0 */
     vi[0] += hm * f[3 * i];
     vi[1] += hm * f[3 * i + 1];
     vi[2] += hm * f[3 * i + 2];
@@ -90,7 +94,7 @@ static PetscReal DemVerletKickDrift(DemSim sim, PetscReal dt)
     x[3 * i] += dt * vi[0];
     x[3 * i + 1] += dt * vi[1];
     x[3 * i + 2] += dt * vi[2];
-    if (I[3 * i] != I[3 * i + 1] || I[3 * i + 1] != I[3 * i + 2]) { /* aspherical: torque-free rotation, 002 eq. (5)-(7) (rotor.c) */
+    if (!iso && (I[3 * i] != I[3 * i + 1] || I[3 * i + 1] != I[3 * i + 2])) { /* aspherical: torque-free rotation, 002 eq. (5)-(7) (rotor.c) */
       if (im[i] > 0 && (wi[0] != 0 || wi[1] != 0 || wi[2] != 0)) DemRigidRotorStep_Private(I + 3 * i, dt, q + 4 * i, wi);
     } else if (wi[0] != 0 || wi[1] != 0 || wi[2] != 0) DemVerletCayley(q + 4 * i, wi, dt);
   }
@@ -99,7 +103,7 @@ static PetscReal DemVerletKickDrift(DemSim sim, PetscReal dt)
 
 /* the second half kick; returns the power of the new dissipative forces at v(n+1/2), before
    the kick (summed as in DemVerletKickDrift) */
-static PetscReal DemVerletKickPower(DemSim sim, PetscReal h)
+static inline __attribute__((always_inline)) PetscReal DemVerletKickPower_Inline(DemSim sim, PetscReal h, const int iso)
 {
   DemBodyStore *bs = &sim->bodies;
   const PetscInt n = bs->n, plane = sim->dim == 2;
@@ -115,7 +119,7 @@ static PetscReal DemVerletKickPower(DemSim sim, PetscReal h)
     vi[0] += hm * f[3 * i];
     vi[1] += hm * f[3 * i + 1];
     vi[2] += hm * f[3 * i + 2];
-    if (iI[3 * i] == iI[3 * i + 1] && iI[3 * i + 1] == iI[3 * i + 2]) { /* spheres; fixed bodies have 0 */
+    if (iso || (iI[3 * i] == iI[3 * i + 1] && iI[3 * i + 1] == iI[3 * i + 2])) { /* spheres; fixed bodies have 0 */
       const PetscReal hI = h * iI[3 * i];
       wi[0] += hI * t[3 * i];
       wi[1] += hI * t[3 * i + 1];
@@ -132,8 +136,63 @@ static PetscReal DemVerletKickPower(DemSim sim, PetscReal h)
   return s;
 }
 
+/* each loop twice: baseline and AVX2+FMA (dem_isa.h); and in each a variant for stores whose
+   bodies all have isotropic inertia (spheres, walls), without the per-body test */
+static PetscReal DemVerletKickDrift_Generic(DemSim sim, PetscReal dt, int iso)
+{
+  return iso ? DemVerletKickDrift_Inline(sim, dt, 1) : DemVerletKickDrift_Inline(sim, dt, 0);
+}
+static PetscReal DemVerletKickPower_Generic(DemSim sim, PetscReal h, int iso)
+{
+  return iso ? DemVerletKickPower_Inline(sim, h, 1) : DemVerletKickPower_Inline(sim, h, 0);
+}
+#if DEM_HAVE_ISA_V3
+DEM_ISA_V3 static PetscReal DemVerletKickDrift_V3(DemSim sim, PetscReal dt, int iso)
+{
+  return iso ? DemVerletKickDrift_Inline(sim, dt, 1) : DemVerletKickDrift_Inline(sim, dt, 0);
+}
+DEM_ISA_V3 static PetscReal DemVerletKickPower_V3(DemSim sim, PetscReal h, int iso)
+{
+  return iso ? DemVerletKickPower_Inline(sim, h, 1) : DemVerletKickPower_Inline(sim, h, 0);
+}
+#endif
+
+/* whether every body has isotropic inertia and inverse inertia; decided again when the store
+   may have changed (its size, a neighbour rebuild: insertion, MPI migration) */
+static int DemVerletIsotropic(DemIntegrator_Verlet *vv, DemSim sim)
+{
+  const DemBodyStore *bs = &sim->bodies;
+  if (vv->iso_n != bs->n || vv->iso_builds != sim->nl.nbuilds || vv->iso_I != bs->I) {
+    int iso = 1;
+    for (PetscInt i = 0; i < bs->n; i++) {
+      const PetscReal *I = bs->I + 3 * i, *iI = bs->inv_I + 3 * i;
+      iso &= (I[0] == I[1]) & (I[1] == I[2]) & (iI[0] == iI[1]) & (iI[1] == iI[2]);
+    }
+    vv->iso = iso, vv->iso_n = bs->n, vv->iso_builds = sim->nl.nbuilds, vv->iso_I = bs->I;
+  }
+  return vv->iso;
+}
+
+static PetscReal DemVerletKickDrift(DemIntegrator_Verlet *vv, DemSim sim, PetscReal dt)
+{
+  const int iso = DemVerletIsotropic(vv, sim);
+#if DEM_HAVE_ISA_V3
+  if (DemIsaV3()) return DemVerletKickDrift_V3(sim, dt, iso);
+#endif
+  return DemVerletKickDrift_Generic(sim, dt, iso);
+}
+static PetscReal DemVerletKickPower(DemIntegrator_Verlet *vv, DemSim sim, PetscReal h)
+{
+  const int iso = DemVerletIsotropic(vv, sim);
+#if DEM_HAVE_ISA_V3
+  if (DemIsaV3()) return DemVerletKickPower_V3(sim, h, iso);
+#endif
+  return DemVerletKickPower_Generic(sim, h, iso);
+}
+
 static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, PetscReal dt, DemStepInfo *info)
 {
+  DemIntegrator_Verlet *vv = (DemIntegrator_Verlet *)ig->data;
   DemBodyStore *bs = &sim->bodies;
   DemForceOut   fo = {0};
   DemState      st;
@@ -141,7 +200,7 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
 
   PetscFunctionBegin;
   PetscCall(DemSimReserveDissipative_Private(sim));
-  pold = DemVerletKickDrift(sim, dt); /* kick, drift, and fd(n) at v(n+1/2) */
+  pold = DemVerletKickDrift(vv, sim, dt); /* kick, drift, and fd(n) at v(n+1/2) */
   PetscCall(DemSimConstrain(sim, bs->v, bs->w)); /* plane problems: ghosts too */
   sim->time += dt;
   PetscCall(DemSimApplyWalls_Private(sim));
@@ -152,15 +211,17 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
   fo.fd = sim->fd;
   fo.td = sim->td;
   fo.J  = NULL;
+  sim->skip_pe = sim->energy_idle; /* pe_contact only where the output reads it */
   PetscCall(DemForcesComputeFast(sim, &st, PETSC_TRUE, &fo));
-  pnew = DemVerletKickPower(sim, 0.5 * dt); /* fd(n+1) at v(n+1/2), then the kick */
+  sim->skip_pe = PETSC_FALSE;
+  pnew = DemVerletKickPower(vv, sim, 0.5 * dt); /* fd(n+1) at v(n+1/2), then the kick */
   if (sim->decomp) PetscCall(DemDecompSumPowers_Private(sim, &pold, &pnew)); /* MPI: over the ranks (decomp.c) */
   PetscCall(DemSimConstrain(sim, bs->v, bs->w));
   sim->dissipated += -0.5 * dt * (pold + pnew) + fo.eslip;
   sim->dissip_rate_prev = fo.dissip_rate;
-  sim->pe_contact       = fo.pe_contact;
-  sim->ncontacts        = fo.ncontacts;
-  info->iterations      = 1;
+  if (!sim->energy_idle) sim->pe_contact = fo.pe_contact; /* else left from the last step that had it */
+  sim->ncontacts   = fo.ncontacts;
+  info->iterations = 1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -170,6 +231,7 @@ PetscErrorCode DemIntegratorCreate_Verlet(DemIntegrator ig)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&vv));
+  vv->iso_n              = -1;
   ig->data               = vv;
   ig->ops->setfromconfig = DemIntegratorSetFromConfig_Verlet;
   ig->ops->step          = DemIntegratorStep_Verlet;

@@ -88,7 +88,7 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   PetscReal        *x  = bs->x, L[3], rmax = 0, cut;
   PetscInt          ncell, np = 0;
   DemPairBuf       *pbp = &nl->pb;
-  PetscInt          gcount[DEM_KIND_MAX * DEM_KIND_MAX + 1];
+  PetscInt          gcount[2 * DEM_KIND_MAX * DEM_KIND_MAX + 1];
 
   PetscFunctionBegin;
   (void)xin;
@@ -264,22 +264,24 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       PetscCall(PetscFree2(ia, ib));
     }
   }
-  /* 6. group by shape-kind pair (stable counting sort) */
+  /* 6. group by shape-kind pair, and within a group the pairs without an image shift first
+     (stable counting sort on 2 g + shifted) */
   PetscCall(DemNLReserve(nl, pbp->n));
-  PetscCall(PetscArrayzero(gcount, DEM_KIND_MAX * DEM_KIND_MAX + 1));
-  for (PetscInt k = 0; k < pbp->n; k++) gcount[pbp->g[k] + 1]++;
-  for (PetscInt g = 0; g < DEM_KIND_MAX * DEM_KIND_MAX; g++) gcount[g + 1] += gcount[g];
+  PetscCall(PetscArrayzero(gcount, 2 * DEM_KIND_MAX * DEM_KIND_MAX + 1));
+  for (PetscInt k = 0; k < pbp->n; k++) gcount[2 * pbp->g[k] + (pbp->s[k] != DEM_NOSHIFT) + 1]++;
+  for (PetscInt g = 0; g < 2 * DEM_KIND_MAX * DEM_KIND_MAX; g++) gcount[g + 1] += gcount[g];
   nl->ngroups = 0;
   for (PetscInt g = 0; g < DEM_KIND_MAX * DEM_KIND_MAX; g++) {
-    if (gcount[g + 1] == gcount[g]) continue;
+    if (gcount[2 * g + 2] == gcount[2 * g]) continue;
     nl->gka[nl->ngroups]    = (DemShapeKind)(g / DEM_KIND_MAX);
     nl->gkb[nl->ngroups]    = (DemShapeKind)(g % DEM_KIND_MAX);
-    nl->gstart[nl->ngroups] = gcount[g];
+    nl->gstart[nl->ngroups] = gcount[2 * g];
     nl->ngroups++;
   }
   nl->gstart[nl->ngroups] = pbp->n;
+  nl->noshift_first       = PETSC_TRUE;
   for (PetscInt k = 0; k < pbp->n; k++) {
-    PetscInt dst       = gcount[pbp->g[k]]++;
+    PetscInt dst       = gcount[2 * pbp->g[k] + (pbp->s[k] != DEM_NOSHIFT)]++;
     nl->a[dst]         = pbp->a[k];
     nl->b[dst]         = pbp->b[k];
     nl->shiftidx[dst]  = pbp->s[k];

@@ -44,6 +44,7 @@
 #include "demimpl.h"
 #include "dem_plugin.h"
 #include "trimesh.h"
+#include "mesh.h"
 
 typedef struct {
   DemTriMesh m;
@@ -650,3 +651,42 @@ PetscErrorCode DemCollide_SphereMesh(DemShapeKind ka, DemShapeKind kb, const Dem
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(collider, "sphere/mesh", DemCollide_SphereMesh)
+
+/* ---- view for other colliders (mesh.h; polyhedron/mesh in polyhedron_contact.c) ---- */
+
+PetscBool DemShapeMeshView_Private(DemShape s, DemMeshView *v)
+{
+  DemShape_Mesh *me;
+
+  if (!s || s->ops->destroy != DemShapeDestroy_Mesh) return PETSC_FALSE;
+  me      = (DemShape_Mesh *)s->data;
+  v->nv   = me->m.nv;
+  v->nt   = me->m.nt;
+  v->ne   = me->ne;
+  v->x    = me->m.x;
+  v->tri  = me->m.tri;
+  v->fn   = me->fn;
+  v->ev   = me->ev;
+  v->te   = me->te;
+  v->et   = me->et;
+  return PETSC_TRUE;
+}
+
+PetscErrorCode DemShapeMeshQuery_Private(DemShape s, const PetscReal c[3], PetscReal r, PetscInt *n, const PetscInt **cand)
+{
+  DemShape_Mesh *me = (DemShape_Mesh *)s->data;
+
+  PetscFunctionBegin;
+  PetscCall(DemMeshQuery(me, c, r));
+  *n    = me->ncand;
+  *cand = me->cand;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* for superquadric/mesh (superquadric_mesh.c): DemMeshInheritHistory on mesh wall s */
+PetscErrorCode DemShapeMeshInheritHistory_Private(DemShape s, DemSim sim, PetscInt pair, int type, PetscInt idx, PetscInt nf, const int ftype[], const PetscInt fidx[], const PetscBool keep[], PetscInt slot)
+{
+  PetscFunctionBegin;
+  PetscCall(DemMeshInheritHistory(sim, (DemShape_Mesh *)s->data, pair, type, idx, nf, ftype, fidx, keep, slot));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -502,7 +502,8 @@ static PetscErrorCode DemShapeDestroy_Polyhedron(DemShape s)
 
 const DemPolyGeom *DemShapePolyhedronGeom_Private(DemShape s)
 {
-  if (!s || !s->type_name || strcmp(s->type_name, "polyhedron")) return NULL;
+  /* the ops table identifies the type without a string comparison (called per pair) */
+  if (!s || s->ops->destroy != DemShapeDestroy_Polyhedron) return NULL;
   return &((DemShape_Polyhedron *)s->data)->g;
 }
 

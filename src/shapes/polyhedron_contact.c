@@ -1,6 +1,6 @@
 /*
-  polyhedron_contact.c - colliders polyhedron/polyhedron and polyhedron/plane
-  (000_c57329b1a40312e0.txt, sections 2.4.2-2.4.4, 2.5 and 3.6).
+  polyhedron_contact.c - colliders polyhedron/polyhedron, polyhedron/plane, sphere/polyhedron
+  and polyhedron/mesh (000_c57329b1a40312e0.txt, sections 2.4.2-2.4.4, 2.5 and 3.6).
 
   Every pair of sub-regions (faces, edges and vertices of the two surfaces, 000 section 2.4.3)
   that can be near is examined with its degenerate local contact problem (polyhedron.h):
@@ -33,9 +33,12 @@
   spheres overlap (first level); then every feature of each body is tested against the other
   body's inflated bounding sphere, and candidate pairs of features by their inflated bounding
   spheres (a sphere per vertex, per edge about its middle, per triangle about its centroid)
-  before their local problem is solved.
+  before their local problem is solved. While running, polyhedron pairs keep feature-level
+  Verlet lists (below, DemPolyFL*): the candidate pairs of features within inflated volumes,
+  reused while the bodies move less than a margin.
 */
 #include "polyhedron.h"
+#include "mesh.h"
 
 /* a body in a collision: world vertices and normals of the candidate features */
 typedef struct {
@@ -44,6 +47,8 @@ typedef struct {
   PetscReal         *v, *fn; /* [3 nv], [3 nf] world */
   PetscReal         *fc, *em; /* [3 nf] world centroids, [4 ne] world edge middles and half-lengths (candidates) */
   PetscInt          *cv, *ce, *cf, ncv, nce, ncf; /* candidate vertices, edges, faces */
+  PetscInt          *vst, *fst, stamp; /* feature lists: v (fn) of vertex (face) i is current when vst[i] (fst[i]) == stamp */
+  PetscBool          lazy;             /* v, fn carried to the world on demand (feature lists) */
 } DemPolyBody;
 
 /* scratch of the colliders, grown when needed (never per pair) */
@@ -51,6 +56,7 @@ typedef struct {
   PetscReal *v[2], *fn[2], *fc[2], *em[2];
   PetscInt  *cv[2], *ce[2], *cf[2];
   PetscInt   cap_v[2], cap_e[2], cap_f[2];
+  PetscInt  *vst[2], *fst[2], stamp[2];
   PetscInt  *vf, nvf, cap_vf; /* (vertex of one body, feature of the other, type) of accepted contacts */
 } DemPolyScratch;
 static DemPolyScratch scratch_;
@@ -71,9 +77,11 @@ static PetscErrorCode DemPolyScratchReserve(int k, const DemPolyGeom *g)
   if (g->nv > S->cap_v[k]) {
     PetscCall(PetscFree(S->v[k]));
     PetscCall(PetscFree(S->cv[k]));
+    PetscCall(PetscFree(S->vst[k]));
     S->cap_v[k] = PetscMax(g->nv, 2 * S->cap_v[k]);
     PetscCall(PetscMalloc1(3 * S->cap_v[k], &S->v[k]));
     PetscCall(PetscMalloc1(S->cap_v[k], &S->cv[k]));
+    PetscCall(PetscCalloc1(S->cap_v[k], &S->vst[k]));
   }
   if (g->ne > S->cap_e[k]) {
     PetscCall(PetscFree(S->ce[k]));
@@ -86,7 +94,9 @@ static PetscErrorCode DemPolyScratchReserve(int k, const DemPolyGeom *g)
     PetscCall(PetscFree(S->fn[k]));
     PetscCall(PetscFree(S->fc[k]));
     PetscCall(PetscFree(S->cf[k]));
+    PetscCall(PetscFree(S->fst[k]));
     S->cap_f[k] = PetscMax(g->nf, 2 * S->cap_f[k]);
+    PetscCall(PetscCalloc1(S->cap_f[k], &S->fst[k]));
     PetscCall(PetscMalloc1(3 * S->cap_f[k], &S->fn[k]));
     PetscCall(PetscMalloc1(3 * S->cap_f[k], &S->fc[k]));
     PetscCall(PetscMalloc1(S->cap_f[k], &S->cf[k]));
@@ -288,70 +298,112 @@ static inline PetscBool DemPolyMarked(PetscInt v, PetscInt type, PetscInt feat)
   return PETSC_FALSE;
 }
 
+/* feature lists (below): the world position of vertex i (normal of face t) of a body, computed
+   once per evaluation when first needed (P->lazy; otherwise DemPolyCandidates did them all) */
+static inline void DemPolyTouchV(DemPolyBody *P, PetscInt i)
+{
+  PetscReal w[3];
+  if (!P->lazy || P->vst[i] == P->stamp) return;
+  P->vst[i] = P->stamp;
+  Rot(P->R, P->g->v + 3 * i, w);
+  for (int j = 0; j < 3; j++) P->v[3 * i + j] = P->x[j] + P->s * w[j];
+}
+static inline void DemPolyTouchF(DemPolyBody *P, PetscInt t)
+{
+  if (!P->lazy || P->fst[t] == P->stamp) return;
+  P->fst[t] = P->stamp;
+  Rot(P->R, P->g->fn + 3 * t, P->fn + 3 * t);
+  for (int k = 0; k < 3; k++) DemPolyTouchV(P, P->g->f[3 * t + k]);
+}
+/* what DemPolyEdgeFaces and DemPolyEdgeOutward read about edge e (its triangles), and
+   DemPolyVertexFaces about vertex i (its neighbours) */
+static inline void DemPolyTouchE(DemPolyBody *P, PetscInt e)
+{
+  if (!P->lazy) return;
+  DemPolyTouchF(P, P->g->ef[2 * e]);
+  DemPolyTouchF(P, P->g->ef[2 * e + 1]);
+}
+static inline void DemPolyTouchVN(DemPolyBody *P, PetscInt i)
+{
+  const DemPolyGeom *g = P->g;
+  if (!P->lazy) return;
+  for (PetscInt k = g->vstart[i]; k < g->vstart[i + 1]; k++) DemPolyTouchV(P, g->ev[2 * g->vedge[k]] == i ? g->ev[2 * g->vedge[k] + 1] : g->ev[2 * g->vedge[k]]);
+}
+
 /*
-  the contacts of a pair of bodies: A (index a) and B (index b), normals from B to A.
-  `side` is 0 for A's vertices against B's features, then 1 with the bodies exchanged (the
-  marks for the hierarchy use type + 2 side to keep both directions apart).
+  The degenerate problems of one pair of features, A's and B's, normals from B to A; `swap`:
+  A and B are the pair's b and a (vertex-face and vertex-edge both ways). The marks of accepted
+  vertex-face and vertex-edge contacts (vertex, type + 4 swap, feature) feed the hierarchy of
+  000 section 3.6.
 */
-static PetscErrorCode DemPolyPairVertexFace(DemPolyBody *A, DemPolyBody *B, PetscInt a, PetscInt b, PetscBool swap, PetscReal skin, PetscReal lower, DemPolyOut *out)
+static PetscErrorCode DemPolyEvalVF(DemPolyBody *A, DemPolyBody *B, PetscInt i, PetscInt t, PetscInt a, PetscInt b, PetscBool swap, PetscReal skin, PetscReal lower, DemPolyOut *out)
 {
   const DemPolyGeom *gb = B->g;
+  const PetscReal   *p = A->v + 3 * i, *x1 = B->v + 3 * gb->f[3 * t], *x2 = B->v + 3 * gb->f[3 * t + 1], *x3 = B->v + 3 * gb->f[3 * t + 2], *n = B->fn + 3 * t;
+  PetscReal          zeta, theta, dist, q[3], mn[3];
 
   PetscFunctionBegin;
-  for (PetscInt ii = 0; ii < A->ncv; ii++) {
-    PetscInt         i = A->cv[ii];
-    const PetscReal *p = A->v + 3 * i;
-    for (PetscInt tt = 0; tt < B->ncf; tt++) {
-      PetscInt         t  = B->cf[tt];
-      const PetscReal *x1 = B->v + 3 * gb->f[3 * t], *x2 = B->v + 3 * gb->f[3 * t + 1], *x3 = B->v + 3 * gb->f[3 * t + 2], *n = B->fn + 3 * t;
-      PetscReal        c[3], zeta, theta, dist, q[3], mn[3];
-      PetscReal        fr = B->s * gb->fr[t] + PetscMax(skin, -lower);
-      /* second level: the vertex within the triangle's inflated bounding sphere */
-      for (int j = 0; j < 3; j++) c[j] = p[j] - B->fc[3 * t + j];
-      if (Dot3(c, c) >= fr * fr) continue;
-      DemPolyLCPVertexFace(p, x1, x2, x3, &zeta, &theta, &dist);
-      if (!(dist < skin && dist > lower)) continue;
-      if (!DemPolyFaceValid(gb, t, zeta, theta)) continue;
-      for (int j = 0; j < 3; j++) mn[j] = -n[j];
-      DemPolyFacePoint(x1, x2, x3, zeta, theta, q);
-      if (!swap) PetscCall(DemPolyAppend(out, a, b, A->x, B->x, p, q, n, dist, A->r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_F, t)));
-      else PetscCall(DemPolyAppend(out, a, b, B->x, A->x, q, p, mn, dist, B->r, DemPolyFeatureKey(DEM_POLY_F, t, DEM_POLY_V, i)));
-      PetscCall(DemPolyMarkPush(i, DEM_POLY_F + 4 * (PetscInt)swap, t));
-    }
-  }
+  DemPolyTouchV(A, i);
+  for (int k = 0; k < 3; k++) DemPolyTouchV(B, gb->f[3 * t + k]);
+  DemPolyLCPVertexFace(p, x1, x2, x3, &zeta, &theta, &dist);
+  if (!(dist < skin && dist > lower)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!DemPolyFaceValid(gb, t, zeta, theta)) PetscFunctionReturn(PETSC_SUCCESS);
+  DemPolyTouchF(B, t);
+  for (int j = 0; j < 3; j++) mn[j] = -n[j];
+  DemPolyFacePoint(x1, x2, x3, zeta, theta, q);
+  if (!swap) PetscCall(DemPolyAppend(out, a, b, A->x, B->x, p, q, n, dist, A->r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_F, t)));
+  else PetscCall(DemPolyAppend(out, a, b, B->x, A->x, q, p, mn, dist, B->r, DemPolyFeatureKey(DEM_POLY_F, t, DEM_POLY_V, i)));
+  PetscCall(DemPolyMarkPush(i, DEM_POLY_F + 4 * (PetscInt)swap, t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode DemPolyPairVertexEdge(DemPolyBody *A, DemPolyBody *B, PetscInt a, PetscInt b, PetscBool swap, PetscReal skin, DemPolyOut *out)
+static PetscErrorCode DemPolyEvalEE(DemPolyBody *A, DemPolyBody *B, PetscInt e, PetscInt f, PetscInt a, PetscInt b, PetscReal skin, DemPolyOut *out)
 {
-  const DemPolyGeom *gb = B->g;
+  const DemPolyGeom *ga = A->g, *gb = B->g;
+  const PetscReal   *p0 = A->v + 3 * ga->ev[2 * e], *p1 = A->v + 3 * ga->ev[2 * e + 1], *q0 = B->v + 3 * gb->ev[2 * f], *q1 = B->v + 3 * gb->ev[2 * f + 1];
   const PetscReal    tol = 1e-9;
+  PetscReal          za, zb, pa[3], pb[3], g[3], d, n[3], mn[3];
 
   PetscFunctionBegin;
-  for (PetscInt ii = 0; ii < A->ncv; ii++) {
-    PetscInt         i = A->cv[ii];
-    const PetscReal *p = A->v + 3 * i;
-    for (PetscInt ee = 0; ee < B->nce; ee++) {
-      PetscInt         e  = B->ce[ee];
-      const PetscReal *q0 = B->v + 3 * gb->ev[2 * e], *q1 = B->v + 3 * gb->ev[2 * e + 1];
-      PetscReal        zeta, q[3], g[3], d, n[3], mn[3], c[3], l = B->em[4 * e + 3] + skin;
-      for (int j = 0; j < 3; j++) c[j] = p[j] - B->em[4 * e + j];
-      if (Dot3(c, c) >= l * l) continue; /* second level: the edge's inflated bounding sphere */
-      DemPolyLCPVertexEdge(p, q0, q1, &zeta);
-      if (!(zeta > -1 && zeta < 1)) continue;
-      DemPolyEdgePoint(q0, q1, zeta, q);
-      for (int j = 0; j < 3; j++) g[j] = p[j] - q[j];
-      d = PetscSqrtReal(Dot3(g, g));
-      if (!(d < skin) || d == 0) continue;
-      for (int j = 0; j < 3; j++) n[j] = g[j] / d, mn[j] = -n[j];
-      if (!DemPolyEdgeFaces(B, e, n, PETSC_FALSE, tol)) continue;
-      /* hierarchy, 000 section 3.6: a re-entrant edge whose two triangles already hold the vertex */
-      if (gb->econcave[e] && DemPolyMarked(i, DEM_POLY_F + 4 * (PetscInt)swap, gb->ef[2 * e]) && DemPolyMarked(i, DEM_POLY_F + 4 * (PetscInt)swap, gb->ef[2 * e + 1])) continue;
-      if (!swap) PetscCall(DemPolyAppend(out, a, b, A->x, B->x, p, q, n, d, A->r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_E, e)));
-      else PetscCall(DemPolyAppend(out, a, b, B->x, A->x, q, p, mn, d, B->r, DemPolyFeatureKey(DEM_POLY_E, e, DEM_POLY_V, i)));
-      PetscCall(DemPolyMarkPush(i, DEM_POLY_E + 4 * (PetscInt)swap, e));
-    }
-  }
+  DemPolyTouchV(A, ga->ev[2 * e]), DemPolyTouchV(A, ga->ev[2 * e + 1]);
+  DemPolyTouchV(B, gb->ev[2 * f]), DemPolyTouchV(B, gb->ev[2 * f + 1]);
+  if (!DemPolyLCPEdgeEdge(p0, p1, q0, q1, &za, &zb)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!(za > -1 && za < 1 && zb > -1 && zb < 1)) PetscFunctionReturn(PETSC_SUCCESS);
+  DemPolyEdgePoint(p0, p1, za, pa);
+  DemPolyEdgePoint(q0, q1, zb, pb);
+  for (int j = 0; j < 3; j++) g[j] = pa[j] - pb[j];
+  d = PetscSqrtReal(Dot3(g, g));
+  if (!(d < skin) || d == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int j = 0; j < 3; j++) n[j] = g[j] / d, mn[j] = -n[j];
+  DemPolyTouchE(A, e), DemPolyTouchE(B, f);
+  if (!DemPolyEdgeOutward(B, f, n, tol) || !DemPolyEdgeOutward(A, e, mn, tol)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DemPolyAppend(out, a, b, A->x, B->x, pa, pb, n, d, A->r, DemPolyFeatureKey(DEM_POLY_E, e, DEM_POLY_E, f)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemPolyEvalVE(DemPolyBody *A, DemPolyBody *B, PetscInt i, PetscInt e, PetscInt a, PetscInt b, PetscBool swap, PetscReal skin, DemPolyOut *out)
+{
+  const DemPolyGeom *gb = B->g;
+  const PetscReal   *p = A->v + 3 * i, *q0 = B->v + 3 * gb->ev[2 * e], *q1 = B->v + 3 * gb->ev[2 * e + 1];
+  const PetscReal    tol = 1e-9;
+  PetscReal          zeta, q[3], g[3], d, n[3], mn[3];
+
+  PetscFunctionBegin;
+  DemPolyTouchV(A, i), DemPolyTouchV(B, gb->ev[2 * e]), DemPolyTouchV(B, gb->ev[2 * e + 1]);
+  DemPolyLCPVertexEdge(p, q0, q1, &zeta);
+  if (!(zeta > -1 && zeta < 1)) PetscFunctionReturn(PETSC_SUCCESS);
+  DemPolyEdgePoint(q0, q1, zeta, q);
+  for (int j = 0; j < 3; j++) g[j] = p[j] - q[j];
+  d = PetscSqrtReal(Dot3(g, g));
+  if (!(d < skin) || d == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int j = 0; j < 3; j++) n[j] = g[j] / d, mn[j] = -n[j];
+  DemPolyTouchE(B, e);
+  if (!DemPolyEdgeFaces(B, e, n, PETSC_FALSE, tol)) PetscFunctionReturn(PETSC_SUCCESS);
+  /* hierarchy, 000 section 3.6: a re-entrant edge whose two triangles already hold the vertex */
+  if (gb->econcave[e] && DemPolyMarked(i, DEM_POLY_F + 4 * (PetscInt)swap, gb->ef[2 * e]) && DemPolyMarked(i, DEM_POLY_F + 4 * (PetscInt)swap, gb->ef[2 * e + 1])) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!swap) PetscCall(DemPolyAppend(out, a, b, A->x, B->x, p, q, n, d, A->r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_E, e)));
+  else PetscCall(DemPolyAppend(out, a, b, B->x, A->x, q, p, mn, d, B->r, DemPolyFeatureKey(DEM_POLY_E, e, DEM_POLY_V, i)));
+  PetscCall(DemPolyMarkPush(i, DEM_POLY_E + 4 * (PetscInt)swap, e));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -365,56 +417,79 @@ static PetscBool DemPolyVertexHasNeighbourContact(const DemPolyGeom *gb, PetscIn
   return PETSC_FALSE;
 }
 
+static PetscErrorCode DemPolyEvalVV(DemPolyBody *A, DemPolyBody *B, PetscInt i, PetscInt k, PetscInt a, PetscInt b, PetscReal skin, DemPolyOut *out)
+{
+  const PetscReal *p = A->v + 3 * i, *q = B->v + 3 * k;
+  PetscReal        g[3], d, n[3];
+
+  PetscFunctionBegin;
+  DemPolyTouchV(A, i), DemPolyTouchV(B, k);
+  for (int j = 0; j < 3; j++) g[j] = p[j] - q[j];
+  d = PetscSqrtReal(Dot3(g, g));
+  if (!(d < skin) || d == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int j = 0; j < 3; j++) n[j] = g[j] / d;
+  DemPolyTouchVN(B, k);
+  if (!DemPolyVertexFaces(B, k, n, 0)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (DemPolyVertexHasNeighbourContact(B->g, i, k, 0) || DemPolyVertexHasNeighbourContact(A->g, k, i, 1)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DemPolyAppend(out, a, b, A->x, B->x, p, q, n, d, A->r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_V, k)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  the contacts of a pair of bodies from their candidate features (DemPolyCandidates): A (index
+  a) and B (index b), normals from B to A; each pair of features first passes the test of their
+  inflated bounding spheres (000 section 2.5, second level)
+*/
 static PetscErrorCode DemPolyPair(DemPolyBody *A, DemPolyBody *B, PetscInt a, PetscInt b, PetscReal skin, PetscReal lowA, PetscReal lowB, DemPolyOut *out)
 {
   const DemPolyGeom *ga = A->g, *gb = B->g;
-  const PetscReal    tol = 1e-9;
 
   PetscFunctionBegin;
   scratch_.nvf = 0;
   /* vertex-face both ways, eq. (34) */
-  PetscCall(DemPolyPairVertexFace(A, B, a, b, PETSC_FALSE, skin, lowB, out));
-  PetscCall(DemPolyPairVertexFace(B, A, a, b, PETSC_TRUE, skin, lowA, out));
+  for (int side = 0; side < 2; side++) {
+    DemPolyBody *P = side ? B : A, *Q = side ? A : B;
+    PetscReal    lower = side ? lowA : lowB;
+    for (PetscInt ii = 0; ii < P->ncv; ii++) {
+      const PetscReal *p = P->v + 3 * P->cv[ii];
+      for (PetscInt tt = 0; tt < Q->ncf; tt++) {
+        PetscInt  t = Q->cf[tt];
+        PetscReal c[3], fr = Q->s * Q->g->fr[t] + PetscMax(skin, -lower);
+        for (int j = 0; j < 3; j++) c[j] = p[j] - Q->fc[3 * t + j];
+        if (Dot3(c, c) >= fr * fr) continue;
+        PetscCall(DemPolyEvalVF(P, Q, P->cv[ii], t, a, b, (PetscBool)side, skin, lower, out));
+      }
+    }
+  }
   /* edge-edge, eq. (35) */
   for (PetscInt ii = 0; ii < A->nce; ii++) {
-    PetscInt         e  = A->ce[ii];
-    const PetscReal *p0 = A->v + 3 * ga->ev[2 * e], *p1 = A->v + 3 * ga->ev[2 * e + 1];
+    PetscInt e = A->ce[ii];
     for (PetscInt jj = 0; jj < B->nce; jj++) {
-      PetscInt         f  = B->ce[jj];
-      const PetscReal *q0 = B->v + 3 * gb->ev[2 * f], *q1 = B->v + 3 * gb->ev[2 * f + 1];
-      PetscReal        za, zb, pa[3], pb[3], g[3], d, n[3], mn[3], c[3], l = A->em[4 * e + 3] + B->em[4 * f + 3] + skin;
+      PetscInt  f = B->ce[jj];
+      PetscReal c[3], l = A->em[4 * e + 3] + B->em[4 * f + 3] + skin;
       for (int j = 0; j < 3; j++) c[j] = A->em[4 * e + j] - B->em[4 * f + j];
-      if (Dot3(c, c) >= l * l) continue; /* second level: inflated bounding spheres of the edges */
-      if (!DemPolyLCPEdgeEdge(p0, p1, q0, q1, &za, &zb)) continue;
-      if (!(za > -1 && za < 1 && zb > -1 && zb < 1)) continue;
-      DemPolyEdgePoint(p0, p1, za, pa);
-      DemPolyEdgePoint(q0, q1, zb, pb);
-      for (int j = 0; j < 3; j++) g[j] = pa[j] - pb[j];
-      d = PetscSqrtReal(Dot3(g, g));
-      if (!(d < skin) || d == 0) continue;
-      for (int j = 0; j < 3; j++) n[j] = g[j] / d, mn[j] = -n[j];
-      if (!DemPolyEdgeOutward(B, f, n, tol) || !DemPolyEdgeOutward(A, e, mn, tol)) continue;
-      PetscCall(DemPolyAppend(out, a, b, A->x, B->x, pa, pb, n, d, A->r, DemPolyFeatureKey(DEM_POLY_E, e, DEM_POLY_E, f)));
+      if (Dot3(c, c) >= l * l) continue;
+      PetscCall(DemPolyEvalEE(A, B, e, f, a, b, skin, out));
     }
   }
   /* vertex-edge both ways, eq. (36) */
-  PetscCall(DemPolyPairVertexEdge(A, B, a, b, PETSC_FALSE, skin, out));
-  PetscCall(DemPolyPairVertexEdge(B, A, a, b, PETSC_TRUE, skin, out));
-  /* vertex-vertex */
-  for (PetscInt ii = 0; ii < A->ncv; ii++) {
-    PetscInt         i = A->cv[ii];
-    const PetscReal *p = A->v + 3 * i;
-    for (PetscInt jj = 0; jj < B->ncv; jj++) {
-      PetscInt         k = B->cv[jj];
-      const PetscReal *q = B->v + 3 * k;
-      PetscReal        g[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]}, d = PetscSqrtReal(Dot3(g, g)), n[3];
-      if (!(d < skin) || d == 0) continue;
-      for (int j = 0; j < 3; j++) n[j] = g[j] / d;
-      if (!DemPolyVertexFaces(B, k, n, 0)) continue;
-      if (DemPolyVertexHasNeighbourContact(gb, i, k, 0) || DemPolyVertexHasNeighbourContact(ga, k, i, 1)) continue;
-      PetscCall(DemPolyAppend(out, a, b, A->x, B->x, p, q, n, d, A->r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_V, k)));
+  for (int side = 0; side < 2; side++) {
+    DemPolyBody *P = side ? B : A, *Q = side ? A : B;
+    for (PetscInt ii = 0; ii < P->ncv; ii++) {
+      const PetscReal *p = P->v + 3 * P->cv[ii];
+      for (PetscInt ee = 0; ee < Q->nce; ee++) {
+        PetscInt  e = Q->ce[ee];
+        PetscReal c[3], l = Q->em[4 * e + 3] + skin;
+        for (int j = 0; j < 3; j++) c[j] = p[j] - Q->em[4 * e + j];
+        if (Dot3(c, c) >= l * l) continue;
+        PetscCall(DemPolyEvalVE(P, Q, P->cv[ii], e, a, b, (PetscBool)side, skin, out));
+      }
     }
   }
+  /* vertex-vertex */
+  for (PetscInt ii = 0; ii < A->ncv; ii++)
+    for (PetscInt jj = 0; jj < B->ncv; jj++) PetscCall(DemPolyEvalVV(A, B, A->cv[ii], B->cv[jj], a, b, skin, out));
+  (void)ga, (void)gb;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -476,6 +551,273 @@ static PetscErrorCode DemPolyBodySet(DemSim sim, const DemPairBatch *pb, PetscIn
   P->cv = scratch_.cv[slot];
   P->ce = scratch_.ce[slot];
   P->cf = scratch_.cf[slot];
+  P->vst = scratch_.vst[slot];
+  P->fst = scratch_.fst[slot];
+  if (++scratch_.stamp[slot] == PETSC_MAX_INT) { /* wrapped: every stamp stale */
+    PetscCall(PetscArrayzero(scratch_.vst[slot], scratch_.cap_v[slot]));
+    PetscCall(PetscArrayzero(scratch_.fst[slot], scratch_.cap_f[slot]));
+    scratch_.stamp[slot] = 1;
+  }
+  P->stamp = scratch_.stamp[slot];
+  P->lazy  = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Feature-level Verlet lists (000 section 2.5, second level with Verlet lists). For a pair of
+  the neighbour list, the pairs of features whose inflated volumes overlap — a sphere about each
+  corner vertex, a capsule about each edge, a prism (the offset volume) about each triangle,
+  inflated by the reach (the activation gap) plus 2 m — are kept with the two bodies' positions
+  and orientations at that moment. While neither body has moved a point of its surface by more
+  than the margin m (bound: |dx| + 2 r |sin(dtheta/2)|, r the bounding radius), no other pair of
+  features can come within the reach, and the contact problems are solved for the listed pairs
+  only, with only their vertices and normals carried to the world frame. Otherwise the pair's
+  list is rebuilt from the candidate features. The inclusion tests are exact distances: point to
+  point, point to segment, segment to segment, point to triangle. A list also records the
+  geometry and radii of its bodies, so it is never applied to other bodies; all lists are
+  dropped when the neighbour list is rebuilt (pair indices change). The margin is m = F reach
+  (PETSc option -poly_feature_margin F [1]): a larger one keeps lists longer but makes them
+  longer. -poly_feature_lists 0 turns them off (every evaluation examines all candidate
+  features, as the set-up check does); the contacts are the same, in the same order.
+*/
+enum { DEM_FL_VF = 0, DEM_FL_FV, DEM_FL_EE, DEM_FL_VE, DEM_FL_EV, DEM_FL_VV };
+
+typedef struct {
+  const DemPolyGeom *ga, *gb;
+  PetscReal          x[6], q[8], r[2], reach, margin;
+  PetscInt           start, len;
+} DemPolyFL;
+
+typedef struct {
+  DemSim     sim;
+  PetscInt   nbuilds, npairs;
+  DemPolyFL *pair;
+  PetscInt  *rec, nrec, caprec, live; /* records (kind, i, j) */
+  PetscInt   nlist, nreuse;           /* statistics: lists built, lists reused */
+  int        enabled;                 /* -1: not read yet */
+  PetscReal  fmargin;                 /* margin m = fmargin x reach */
+} DemPolyFeatureLists;
+static DemPolyFeatureLists fl_ = {NULL, -1, 0, NULL, NULL, 0, 0, 0, 0, 0, -1, 1.0};
+
+static inline PetscReal DemPolyPointSegDist2(const PetscReal p[3], const PetscReal a[3], const PetscReal b[3])
+{
+  PetscReal u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]}, uu = Dot3(u, u), t = uu > 0 ? Dot3(u, w) / uu : 0, d[3];
+  t = t < 0 ? 0 : t > 1 ? 1 : t;
+  for (int j = 0; j < 3; j++) d[j] = w[j] - t * u[j];
+  return Dot3(d, d);
+}
+
+static inline PetscReal DemPolySegSegDist2(const PetscReal p0[3], const PetscReal p1[3], const PetscReal q0[3], const PetscReal q1[3])
+{
+  PetscReal za, zb, d2;
+  if (DemPolyLCPEdgeEdge(p0, p1, q0, q1, &za, &zb) && za >= -1 && za <= 1 && zb >= -1 && zb <= 1) {
+    PetscReal pa[3], pb[3], g[3];
+    DemPolyEdgePoint(p0, p1, za, pa);
+    DemPolyEdgePoint(q0, q1, zb, pb);
+    for (int j = 0; j < 3; j++) g[j] = pa[j] - pb[j];
+    return Dot3(g, g);
+  }
+  d2 = DemPolyPointSegDist2(p0, q0, q1);
+  d2 = PetscMin(d2, DemPolyPointSegDist2(p1, q0, q1));
+  d2 = PetscMin(d2, DemPolyPointSegDist2(q0, p0, p1));
+  return PetscMin(d2, DemPolyPointSegDist2(q1, p0, p1));
+}
+
+static inline PetscReal DemPolyPointTriDist2(const PetscReal p[3], const PetscReal x1[3], const PetscReal x2[3], const PetscReal x3[3])
+{
+  PetscReal zeta, theta, dist, d2;
+  DemPolyLCPVertexFace(p, x1, x2, x3, &zeta, &theta, &dist);
+  if (zeta >= -1 && theta >= -1 && zeta + theta <= 0) return dist * dist;
+  d2 = DemPolyPointSegDist2(p, x1, x2);
+  d2 = PetscMin(d2, DemPolyPointSegDist2(p, x2, x3));
+  return PetscMin(d2, DemPolyPointSegDist2(p, x3, x1));
+}
+
+static PetscErrorCode DemPolyFLPush(PetscInt kind, PetscInt i, PetscInt j)
+{
+  PetscFunctionBegin;
+  if (fl_.nrec == fl_.caprec) {
+    PetscInt *nw, cap = PetscMax(4096, 2 * fl_.caprec);
+    PetscCall(PetscMalloc1(3 * cap, &nw));
+    if (fl_.nrec) PetscCall(PetscArraycpy(nw, fl_.rec, 3 * fl_.nrec));
+    PetscCall(PetscFree(fl_.rec));
+    fl_.rec = nw, fl_.caprec = cap;
+  }
+  fl_.rec[3 * fl_.nrec] = kind, fl_.rec[3 * fl_.nrec + 1] = i, fl_.rec[3 * fl_.nrec + 2] = j;
+  fl_.nrec++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* drops the space of replaced lists when it exceeds the live records */
+static PetscErrorCode DemPolyFLCompact(void)
+{
+  PetscInt *nw, n = 0;
+
+  PetscFunctionBegin;
+  if (fl_.nrec < 2 * fl_.live + 65536) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc1(3 * PetscMax(fl_.live, 1), &nw));
+  for (PetscInt p = 0; p < fl_.npairs; p++) {
+    DemPolyFL *L = &fl_.pair[p];
+    if (L->start < 0) continue;
+    PetscCall(PetscArraycpy(nw + 3 * n, fl_.rec + 3 * L->start, 3 * L->len));
+    L->start = n;
+    n += L->len;
+  }
+  PetscCall(PetscFree(fl_.rec));
+  fl_.rec = nw, fl_.nrec = n, fl_.caprec = PetscMax(fl_.live, 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the list of pair p for bodies A, B (candidates from DemPolyCandidates with reach + 2 margin) */
+static PetscErrorCode DemPolyFLBuild(DemPolyBody *A, DemPolyBody *B, const PetscReal qa[4], const PetscReal qb[4], PetscReal reach, PetscReal margin, DemPolyFL *L)
+{
+  const DemPolyGeom *ga = A->g, *gb = B->g;
+  const PetscReal    lim = reach + 2 * margin, lim2 = lim * lim;
+
+  PetscFunctionBegin;
+  if (L->start >= 0) fl_.live -= L->len;
+  L->start = fl_.nrec;
+  for (int side = 0; side < 2; side++) { /* vertex-face */
+    DemPolyBody *P = side ? B : A, *Q = side ? A : B;
+    for (PetscInt ii = 0; ii < P->ncv; ii++) {
+      PetscInt         i = P->cv[ii];
+      const PetscReal *p = P->v + 3 * i;
+      for (PetscInt tt = 0; tt < Q->ncf; tt++) {
+        PetscInt         t = Q->cf[tt];
+        const PetscInt  *f = Q->g->f + 3 * t;
+        PetscReal        c[3], fr = Q->s * Q->g->fr[t] + lim;
+        for (int j = 0; j < 3; j++) c[j] = p[j] - Q->fc[3 * t + j];
+        if (Dot3(c, c) >= fr * fr) continue;
+        if (DemPolyPointTriDist2(p, Q->v + 3 * f[0], Q->v + 3 * f[1], Q->v + 3 * f[2]) >= lim2) continue;
+        PetscCall(DemPolyFLPush(side ? DEM_FL_FV : DEM_FL_VF, i, t));
+      }
+    }
+  }
+  for (PetscInt ii = 0; ii < A->nce; ii++) { /* edge-edge */
+    PetscInt e = A->ce[ii];
+    for (PetscInt jj = 0; jj < B->nce; jj++) {
+      PetscInt  f = B->ce[jj];
+      PetscReal c[3], l = A->em[4 * e + 3] + B->em[4 * f + 3] + lim;
+      for (int j = 0; j < 3; j++) c[j] = A->em[4 * e + j] - B->em[4 * f + j];
+      if (Dot3(c, c) >= l * l) continue;
+      if (DemPolySegSegDist2(A->v + 3 * ga->ev[2 * e], A->v + 3 * ga->ev[2 * e + 1], B->v + 3 * gb->ev[2 * f], B->v + 3 * gb->ev[2 * f + 1]) >= lim2) continue;
+      PetscCall(DemPolyFLPush(DEM_FL_EE, e, f));
+    }
+  }
+  for (int side = 0; side < 2; side++) { /* vertex-edge */
+    DemPolyBody *P = side ? B : A, *Q = side ? A : B;
+    for (PetscInt ii = 0; ii < P->ncv; ii++) {
+      PetscInt         i = P->cv[ii];
+      const PetscReal *p = P->v + 3 * i;
+      for (PetscInt ee = 0; ee < Q->nce; ee++) {
+        PetscInt e = Q->ce[ee];
+        if (DemPolyPointSegDist2(p, Q->v + 3 * Q->g->ev[2 * e], Q->v + 3 * Q->g->ev[2 * e + 1]) >= lim2) continue;
+        PetscCall(DemPolyFLPush(side ? DEM_FL_EV : DEM_FL_VE, i, e));
+      }
+    }
+  }
+  for (PetscInt ii = 0; ii < A->ncv; ii++) /* vertex-vertex */
+    for (PetscInt jj = 0; jj < B->ncv; jj++) {
+      const PetscReal *p = A->v + 3 * A->cv[ii], *q = B->v + 3 * B->cv[jj];
+      PetscReal        g[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
+      if (Dot3(g, g) >= lim2) continue;
+      PetscCall(DemPolyFLPush(DEM_FL_VV, A->cv[ii], B->cv[jj]));
+    }
+  L->len = fl_.nrec - L->start;
+  fl_.live += L->len;
+  L->ga = ga, L->gb = gb, L->r[0] = A->r, L->r[1] = B->r, L->reach = reach, L->margin = margin;
+  for (int j = 0; j < 3; j++) L->x[j] = A->x[j], L->x[3 + j] = B->x[j];
+  for (int j = 0; j < 4; j++) L->q[j] = qa[j], L->q[4 + j] = qb[j];
+  fl_.nlist++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a bound of how far a point of the surface moved since the list: |dx| + 2 r |sin(dtheta/2)| */
+static inline PetscReal DemPolyFLMotion(const PetscReal x0[3], const PetscReal q0[4], const PetscReal x[3], const PetscReal q[4], PetscReal r)
+{
+  PetscReal d[3] = {x[0] - x0[0], x[1] - x0[1], x[2] - x0[2]}, v[3];
+  /* vector part of q q0^-1 */
+  v[0] = -q[0] * q0[1] + q[1] * q0[0] - q[2] * q0[3] + q[3] * q0[2];
+  v[1] = -q[0] * q0[2] + q[2] * q0[0] - q[3] * q0[1] + q[1] * q0[3];
+  v[2] = -q[0] * q0[3] + q[3] * q0[0] - q[1] * q0[2] + q[2] * q0[1];
+  return PetscSqrtReal(Dot3(d, d)) + 2 * r * PetscSqrtReal(Dot3(v, v));
+}
+
+/* the contacts of the listed feature pairs; vertices and normals carried to the world on demand */
+static PetscErrorCode DemPolyFLEval(DemPolyBody *A, DemPolyBody *B, const DemPolyFL *L, PetscInt a, PetscInt b, PetscReal skin, PetscReal lower, DemPolyOut *out)
+{
+  const PetscInt *r = fl_.rec + 3 * L->start;
+
+  PetscFunctionBegin;
+  scratch_.nvf = 0;
+  for (PetscInt k = 0; k < L->len; k++) {
+    PetscInt i = r[3 * k + 1], j = r[3 * k + 2];
+    switch (r[3 * k]) {
+    case DEM_FL_VF:
+      PetscCall(DemPolyEvalVF(A, B, i, j, a, b, PETSC_FALSE, skin, lower, out));
+      break;
+    case DEM_FL_FV:
+      PetscCall(DemPolyEvalVF(B, A, i, j, a, b, PETSC_TRUE, skin, lower, out));
+      break;
+    case DEM_FL_EE:
+      PetscCall(DemPolyEvalEE(A, B, i, j, a, b, skin, out));
+      break;
+    case DEM_FL_VE:
+      PetscCall(DemPolyEvalVE(A, B, i, j, a, b, PETSC_FALSE, skin, out));
+      break;
+    case DEM_FL_EV:
+      PetscCall(DemPolyEvalVE(B, A, i, j, a, b, PETSC_TRUE, skin, out));
+      break;
+    default:
+      PetscCall(DemPolyEvalVV(A, B, i, j, a, b, skin, out));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the list of neighbour pair p, current for these bodies at this state (rebuilt when needed) */
+/* the lists belong to the current neighbour list of sim: dropped when it was rebuilt */
+static PetscErrorCode DemPolyFLReset(DemSim sim)
+{
+  PetscFunctionBegin;
+  if (fl_.sim == sim && fl_.nbuilds == sim->nl.nbuilds && fl_.npairs == sim->nl.npairs) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(fl_.pair));
+  fl_.sim = sim, fl_.nbuilds = sim->nl.nbuilds, fl_.npairs = sim->nl.npairs;
+  PetscCall(PetscMalloc1(PetscMax(fl_.npairs, 1), &fl_.pair));
+  for (PetscInt k = 0; k < fl_.npairs; k++) fl_.pair[k].start = -1, fl_.pair[k].len = 0;
+  fl_.nrec = fl_.live = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* list L holds for these bodies (geometry, radius) at these positions and orientations */
+static inline PetscBool DemPolyFLValid(const DemPolyFL *L, const DemPolyGeom *ga, const DemPolyGeom *gb, PetscReal ra, PetscReal rb, const PetscReal xa[3], const PetscReal qa[4], const PetscReal xb[3], const PetscReal qb[4], PetscReal reach)
+{
+  return (L->start >= 0 && L->ga == ga && L->gb == gb && L->r[0] == ra && L->r[1] == rb && L->reach == reach && DemPolyFLMotion(L->x, L->q, xa, qa, ra) < L->margin && DemPolyFLMotion(L->x + 3, L->q + 4, xb, qb, rb) < L->margin) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* the list of neighbour pair p, current for these bodies at this state (rebuilt when needed) */
+static PetscErrorCode DemPolyFLGet(DemSim sim, PetscInt p, DemPolyBody *A, DemPolyBody *B, const PetscReal qa[4], const PetscReal qb[4], PetscReal reach, DemPolyFL **Lout)
+{
+  DemPolyFL *L;
+  PetscReal  margin;
+
+  PetscFunctionBegin;
+  PetscCall(DemPolyFLReset(sim));
+  PetscCheck(p >= 0 && p < fl_.npairs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair %" PetscInt_FMT " outside the neighbour list (%" PetscInt_FMT ")", p, fl_.npairs);
+  L      = &fl_.pair[p];
+  margin = fl_.fmargin * reach;
+  if (DemPolyFLValid(L, A->g, B->g, A->r, B->r, A->x, qa, B->x, qb, reach)) {
+    fl_.nreuse++;
+    A->lazy = B->lazy = PETSC_TRUE;
+    *Lout = L;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  DemPolyCandidates(A, B->x, B->r, reach + 2 * margin);
+  DemPolyCandidates(B, A->x, A->r, reach + 2 * margin);
+  PetscCall(DemPolyFLCompact());
+  PetscCall(DemPolyFLBuild(A, B, qa, qb, reach, margin, L));
+  /* DemPolyCandidates carried every vertex and normal to the world: A and B stay not lazy */
+  *Lout = L;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -494,6 +836,34 @@ PetscErrorCode DemCollide_PolyhedronPolyhedron(DemShapeKind ka, DemShapeKind kb,
     PetscReal      d[3], rs = bs->radius[a] + bs->radius[b] + skin, lowA, lowB;
     for (int j = 0; j < 3; j++) d[j] = pb->state->x[3 * a + j] - pb->state->x[3 * b + j] - (pb->shift ? pb->shift[3 * k + j] : 0);
     if (Dot3(d, d) >= rs * rs) continue; /* first level: inflated bounding spheres */
+    if (pb->pair && skin > 0 && fl_.enabled) { /* running: feature-level Verlet lists */
+      DemPolyFL *L = NULL;
+      if (fl_.enabled < 0) {
+        PetscBool set, on = PETSC_TRUE;
+        PetscCall(PetscOptionsGetBool(NULL, NULL, "-poly_feature_lists", &on, &set));
+        PetscCall(PetscOptionsGetReal(NULL, NULL, "-poly_feature_margin", &fl_.fmargin, &set));
+        PetscCheck(fl_.fmargin > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-poly_feature_margin must be > 0 (got %g)", (double)fl_.fmargin);
+        fl_.enabled = on ? 1 : 0;
+      }
+      if (fl_.enabled) {
+        PetscReal xb[3];
+        PetscCall(DemPolyFLReset(sim));
+        PetscCheck(pb->pair[k] >= 0 && pb->pair[k] < fl_.npairs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair %" PetscInt_FMT " outside the neighbour list (%" PetscInt_FMT ")", pb->pair[k], fl_.npairs);
+        L = &fl_.pair[pb->pair[k]];
+        for (int j = 0; j < 3; j++) xb[j] = pb->state->x[3 * b + j] + (pb->shift ? pb->shift[3 * k + j] : 0);
+        /* a valid empty list: no pair of features within reach, nothing to carry to the world */
+        if (!L->len && DemPolyFLValid(L, DemShapePolyhedronGeom_Private(sim->shapes[bs->shape[a]]), DemShapePolyhedronGeom_Private(sim->shapes[bs->shape[b]]), bs->radius[a], bs->radius[b], &pb->state->x[3 * a], &pb->state->q[4 * a], xb, &pb->state->q[4 * b], skin)) {
+          fl_.nreuse++;
+          continue;
+        }
+        PetscCall(DemPolyBodySet(sim, pb, a, NULL, 0, &A));
+        PetscCall(DemPolyBodySet(sim, pb, b, pb->shift ? pb->shift + 3 * k : NULL, 1, &B));
+        po.pair = pb->pair[k];
+        PetscCall(DemPolyFLGet(sim, pb->pair[k], &A, &B, &pb->state->q[4 * a], &pb->state->q[4 * b], skin, &L));
+        PetscCall(DemPolyFLEval(&A, &B, L, a, b, skin, -skin, &po));
+        continue;
+      }
+    }
     PetscCall(DemPolyBodySet(sim, pb, a, NULL, 0, &A));
     PetscCall(DemPolyBodySet(sim, pb, b, pb->shift ? pb->shift + 3 * k : NULL, 1, &B));
     lowA = skin > 0 ? -skin : -0.05 * A.r;
@@ -545,15 +915,18 @@ PetscErrorCode DemCollide_PolyhedronPlane(DemShapeKind ka, DemShapeKind kb, cons
     if (!pb->pair) low = -PETSC_MAX_REAL; /* set-up check: any corner behind the plane */
     {
       const DemPolyGeom *g = A.g;
-      for (PetscInt i = 0; i < g->nv; i++) {
-        PetscReal w[3];
-        Rot(A.R, g->v + 3 * i, w);
-        for (int j = 0; j < 3; j++) A.v[3 * i + j] = A.x[j] + A.s * w[j];
-      }
+      /* the plane's normal in A's frame: a vertex's height is h + s y . nb up to round-off, so
+         only the corners within skin (plus a relative 1e-9 of the radius) go to the world frame */
+      PetscReal nb[3], cut = skin + 1e-9 * A.r;
+      for (int j = 0; j < 3; j++) nb[j] = A.R[j] * n[0] + A.R[3 + j] * n[1] + A.R[6 + j] * n[2];
       for (PetscInt i = 0; i < g->nv; i++) {
         const PetscReal *p = A.v + 3 * i;
-        PetscReal        hv = (p[0] - xb[0]) * n[0] + (p[1] - xb[1]) * n[1] + (p[2] - xb[2]) * n[2], pp[3];
-        if (!g->vsharp[i] || !(hv < skin && hv > low)) continue;
+        PetscReal        hv, pp[3], w[3];
+        if (!g->vsharp[i] || !(h + A.s * Dot3(g->v + 3 * i, nb) < cut)) continue;
+        Rot(A.R, g->v + 3 * i, w);
+        for (int j = 0; j < 3; j++) A.v[3 * i + j] = A.x[j] + A.s * w[j];
+        hv = (p[0] - xb[0]) * n[0] + (p[1] - xb[1]) * n[1] + (p[2] - xb[2]) * n[2];
+        if (!(hv < skin && hv > low)) continue;
         for (int j = 0; j < 3; j++) pp[j] = p[j] - hv * n[j];
         PetscCall(DemPolyAppend(&po, a, b, A.x, xb, p, pp, n, hv, A.r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_F, 0)));
       }
@@ -562,3 +935,457 @@ PetscErrorCode DemCollide_PolyhedronPlane(DemShapeKind ka, DemShapeKind kb, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(collider, "polyhedron/plane", DemCollide_PolyhedronPlane)
+
+/*
+  Sphere (a) against polyhedron (b): the sphere's centre c is a vertex with a radius R, so its
+  contacts with B's sub-regions are the degenerate problems vertex-face (eq. (34)), vertex-edge
+  (eq. (36)) and vertex-vertex, with the validity and ownership rules of the polyhedron pairs
+  (closest point of the surface to c: projection inside a triangle, on an edge whose two
+  triangles it lies outside of, or at a corner no edge of which leads towards c) and the
+  hierarchy of 000 section 3.6: a re-entrant edge whose two triangles already hold the sphere,
+  and a corner with a contact on a triangle or an edge at it, add nothing. Gap = distance - R
+  (vertex-face: signed, negative behind the face down to the lower bound), normal from B's point
+  to c, contact point in the middle of the gap, effective radius R; feature keys (V 0, X k) keep
+  each contact's friction history.
+*/
+static PetscErrorCode DemPolySpherePair(const PetscReal c[3], PetscReal R, DemPolyBody *B, PetscInt a, PetscInt b, PetscReal skin, PetscReal lower, DemPolyOut *out)
+{
+  const DemPolyGeom *gb  = B->g;
+  const PetscReal    tol = 1e-9;
+
+  PetscFunctionBegin;
+  scratch_.nvf = 0;
+  for (PetscInt tt = 0; tt < B->ncf; tt++) {
+    PetscInt         t  = B->cf[tt];
+    const PetscReal *x1 = B->v + 3 * gb->f[3 * t], *x2 = B->v + 3 * gb->f[3 * t + 1], *x3 = B->v + 3 * gb->f[3 * t + 2], *n = B->fn + 3 * t;
+    PetscReal        zeta, theta, dist, gap, q[3], pa[3];
+    DemPolyLCPVertexFace(c, x1, x2, x3, &zeta, &theta, &dist);
+    gap = dist - R;
+    if (!(gap < skin && gap > lower)) continue;
+    if (!DemPolyFaceValid(gb, t, zeta, theta)) continue;
+    DemPolyFacePoint(x1, x2, x3, zeta, theta, q);
+    for (int j = 0; j < 3; j++) pa[j] = c[j] - R * n[j];
+    PetscCall(DemPolyAppend(out, a, b, c, B->x, pa, q, n, gap, R, DemPolyFeatureKey(DEM_POLY_V, 0, DEM_POLY_F, t)));
+    PetscCall(DemPolyMarkPush(0, DEM_POLY_F, t));
+  }
+  for (PetscInt ee = 0; ee < B->nce; ee++) {
+    PetscInt         e  = B->ce[ee];
+    const PetscReal *q0 = B->v + 3 * gb->ev[2 * e], *q1 = B->v + 3 * gb->ev[2 * e + 1];
+    PetscReal        zeta, q[3], g[3], d, gap, n[3], pa[3];
+    DemPolyLCPVertexEdge(c, q0, q1, &zeta);
+    if (!(zeta > -1 && zeta < 1)) continue;
+    DemPolyEdgePoint(q0, q1, zeta, q);
+    for (int j = 0; j < 3; j++) g[j] = c[j] - q[j];
+    d   = PetscSqrtReal(Dot3(g, g));
+    gap = d - R;
+    if (!(gap < skin && gap > lower) || d == 0) continue;
+    for (int j = 0; j < 3; j++) n[j] = g[j] / d, pa[j] = c[j] - R * n[j];
+    if (!DemPolyEdgeFaces(B, e, n, PETSC_FALSE, tol)) continue;
+    /* hierarchy, 000 section 3.6: a re-entrant edge whose two triangles already hold the sphere */
+    if (gb->econcave[e] && DemPolyMarked(0, DEM_POLY_F, gb->ef[2 * e]) && DemPolyMarked(0, DEM_POLY_F, gb->ef[2 * e + 1])) continue;
+    PetscCall(DemPolyAppend(out, a, b, c, B->x, pa, q, n, gap, R, DemPolyFeatureKey(DEM_POLY_V, 0, DEM_POLY_E, e)));
+    PetscCall(DemPolyMarkPush(0, DEM_POLY_E, e));
+  }
+  for (PetscInt kk = 0; kk < B->ncv; kk++) {
+    PetscInt         k = B->cv[kk];
+    const PetscReal *q = B->v + 3 * k;
+    PetscReal        g[3] = {c[0] - q[0], c[1] - q[1], c[2] - q[2]}, d = PetscSqrtReal(Dot3(g, g)), gap = d - R, n[3], pa[3];
+    if (!(gap < skin && gap > lower) || d == 0) continue;
+    for (int j = 0; j < 3; j++) n[j] = g[j] / d, pa[j] = c[j] - R * n[j];
+    if (!DemPolyVertexFaces(B, k, n, 0)) continue;
+    if (DemPolyVertexHasNeighbourContact(gb, 0, k, 0)) continue;
+    PetscCall(DemPolyAppend(out, a, b, c, B->x, pa, q, n, gap, R, DemPolyFeatureKey(DEM_POLY_V, 0, DEM_POLY_V, k)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_EXTERN PetscErrorCode DemCollide_SpherePolyhedron(DemShapeKind, DemShapeKind, const DemPairBatch *, PetscReal, DemContactList *);
+PetscErrorCode DemCollide_SpherePolyhedron(DemShapeKind ka, DemShapeKind kb, const DemPairBatch *pb, PetscReal skin, DemContactList *out)
+{
+  DemSim        sim = pb->sim;
+  DemBodyStore *bs;
+  DemPolyOut    po = {out, sim, -1};
+
+  PetscFunctionBegin;
+  PetscCall(DemSimGetBodies(sim, &bs));
+  for (PetscInt k = 0; k < pb->n; k++) {
+    const PetscInt a = pb->a[k], b = pb->b[k];
+    const PetscReal R = bs->radius[a];
+    DemPolyBody    B;
+    PetscReal      c[3], d[3], rs = R + bs->radius[b] + skin, lower;
+    for (int j = 0; j < 3; j++) {
+      c[j] = pb->state->x[3 * a + j];
+      d[j] = c[j] - pb->state->x[3 * b + j] - (pb->shift ? pb->shift[3 * k + j] : 0);
+    }
+    if (Dot3(d, d) >= rs * rs) continue; /* first level: inflated bounding spheres */
+    PetscCall(DemPolyBodySet(sim, pb, b, pb->shift ? pb->shift + 3 * k : NULL, 1, &B));
+    lower = skin > 0 ? -skin : -R;
+    /* second level: B's features near the sphere inflated by the reach */
+    DemPolyCandidates(&B, c, R, PetscMax(skin, -lower));
+    po.pair = pb->pair ? pb->pair[k] : -1;
+    if (!pb->pair && skin <= 0 && DemPolyWinding(&B, c) >= 0.5) { /* set-up check: centre inside B */
+      PetscReal depth = PETSC_MAX_REAL, n[3] = {0, 0, 1};
+      for (PetscInt t = 0; t < B.g->nf; t++) {
+        const PetscReal *x1 = B.v + 3 * B.g->f[3 * t], *fn = B.fn + 3 * t;
+        PetscReal        e[3] = {c[0] - x1[0], c[1] - x1[1], c[2] - x1[2]}, h = -Dot3(e, fn);
+        if (h < depth) depth = h, n[0] = fn[0], n[1] = fn[1], n[2] = fn[2];
+      }
+      PetscCall(DemPolyAppend(&po, a, b, c, B.x, c, c, n, -(R + PetscMax(depth, 0)), R, DemPolyFeatureKey(DEM_POLY_V, 0, DEM_POLY_F, 0)));
+      continue;
+    }
+    if (!B.ncv && !B.nce && !B.ncf) continue;
+    PetscCall(DemPolySpherePair(c, R, &B, a, b, skin, lower, &po));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+DEM_STYLE(collider, "sphere/polyhedron", DemCollide_SpherePolyhedron)
+
+/*
+  Polyhedron (a) against a mesh wall (b): the master-master degenerate problems between A's
+  sub-regions and the wall's, as between two polyhedra, worked out in the wall's body frame.
+  The wall's sub-regions are its triangles, its sharp edges (a boundary edge, or two triangles
+  that are not coplanar: the triangulation of a flat wall adds no edges) and its sharp vertices
+  (ends of sharp edges). The wall is two-sided: a triangle's normal is turned to the side of A's
+  centre. A wall edge owns, for a vertex-edge pair, the directions outside both of its
+  triangles' sides (the wedge of the convex side; from the concave side of a crease the contacts
+  are vertex-face ones), and for an edge-edge pair (a crossing) the gap directions that leave
+  the wall there, as between two polyhedra.
+  The pairs: A's corners against the wall's triangles (eq. (34)), edges (eq. (36)) and vertices;
+  the wall's sharp vertices against A's triangles and edges; A's edges against the wall's sharp
+  edges (eq. (35)); hierarchy of 000 section 3.6 as for two polyhedra. Feature keys: (type in
+  A, index, type in the wall, index), so friction history follows each contact.
+*/
+typedef struct {
+  PetscInt  *ce, *cv, cap_e, cap_v; /* candidate wall edges (all) and sharp vertices */
+  char      *esharp;                /* [cap_e] the candidate edge is sharp */
+  PetscInt  *vstamp, cap_stamp, stamp;
+} DemPolyMeshScratch;
+static DemPolyMeshScratch pmscratch_;
+
+static PetscErrorCode DemPolyMeshReserve(PetscInt ne, PetscInt nv)
+{
+  DemPolyMeshScratch *S = &pmscratch_;
+
+  PetscFunctionBegin;
+  if (ne > S->cap_e) {
+    PetscCall(PetscFree(S->ce));
+    PetscCall(PetscFree(S->esharp));
+    S->cap_e = PetscMax(ne, 2 * S->cap_e);
+    PetscCall(PetscMalloc1(S->cap_e, &S->ce));
+    PetscCall(PetscMalloc1(S->cap_e, &S->esharp));
+  }
+  if (nv > S->cap_v) {
+    PetscCall(PetscFree(S->cv));
+    S->cap_v = PetscMax(nv, 2 * S->cap_v);
+    PetscCall(PetscMalloc1(S->cap_v, &S->cv));
+  }
+  if (nv > S->cap_stamp) {
+    PetscCall(PetscFree(S->vstamp));
+    S->cap_stamp = PetscMax(nv, 2 * S->cap_stamp);
+    PetscCall(PetscCalloc1(S->cap_stamp, &S->vstamp));
+    S->stamp = 0;
+  }
+  if (++S->stamp == PETSC_MAX_INT) {
+    PetscCall(PetscArrayzero(S->vstamp, S->cap_stamp));
+    S->stamp = 1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscBool DemMeshEdgeFlat(const DemMeshView *m, PetscInt e)
+{
+  PetscInt t0 = m->et[2 * e], t1 = m->et[2 * e + 1];
+  if (t0 < 0 || t1 < 0) return PETSC_FALSE;
+  return Dot3(m->fn + 3 * t0, m->fn + 3 * t1) > 1 - 1e-10 ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* the wall edge e owns direction d (unit, away from the wall): d points out of the side of each
+   of its triangles (in-plane direction from the edge into the triangle: d . t < 0) */
+static inline PetscBool DemMeshEdgeOwns(const DemMeshView *m, PetscInt e, const PetscReal d[3])
+{
+  const PetscReal *p = m->x + 3 * m->ev[2 * e], *q = m->x + 3 * m->ev[2 * e + 1];
+  PetscReal        u[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]};
+  for (int k = 0; k < 2; k++) {
+    PetscInt         t = m->et[2 * e + k];
+    const PetscReal *n;
+    PetscReal        tv[3], cc[3] = {0, 0, 0};
+    if (t < 0) continue;
+    n     = m->fn + 3 * t;
+    tv[0] = n[1] * u[2] - n[2] * u[1];
+    tv[1] = n[2] * u[0] - n[0] * u[2];
+    tv[2] = n[0] * u[1] - n[1] * u[0];
+    for (int a = 0; a < 3; a++)
+      for (int j = 0; j < 3; j++) cc[j] += m->x[3 * m->tri[3 * t + a] + j] / 3 - p[j] / 3;
+    if (Dot3(tv, cc) < 0)
+      for (int j = 0; j < 3; j++) tv[j] = -tv[j];
+    if (!(Dot3(d, tv) < 0)) return PETSC_FALSE;
+  }
+  return PETSC_TRUE;
+}
+
+/* the gap direction d (unit, away from the wall) leaves the wall at its edge e, for an edge-edge
+   pair (as DemPolyEdgeOutward): each triangle's normal is turned to the side of the point y
+   (A's centre); at an edge convex from that side d is outside one of the two planes, at a
+   re-entrant one outside both; a boundary edge takes any d not behind its triangle */
+static inline PetscBool DemMeshEdgeOutward(const DemMeshView *m, PetscInt e, const PetscReal d[3], const PetscReal y[3], PetscReal tol)
+{
+  PetscInt         t0 = m->et[2 * e], t1 = m->et[2 * e + 1];
+  const PetscReal *p  = m->x + 3 * m->ev[2 * e];
+  PetscReal        r[3] = {y[0] - p[0], y[1] - p[1], y[2] - p[2]}, s0, s1, c0, c1, h = 0;
+  s0 = Dot3(r, m->fn + 3 * t0) >= 0 ? 1 : -1;
+  c0 = s0 * Dot3(d, m->fn + 3 * t0);
+  if (t1 < 0) return c0 >= -tol ? PETSC_TRUE : PETSC_FALSE;
+  s1 = Dot3(r, m->fn + 3 * t1) >= 0 ? 1 : -1;
+  c1 = s1 * Dot3(d, m->fn + 3 * t1);
+  for (int k = 0; k < 3; k++) { /* the vertex of t1 off the edge, against t0's turned plane */
+    PetscInt v = m->tri[3 * t1 + k];
+    if (v != m->ev[2 * e] && v != m->ev[2 * e + 1]) {
+      for (int j = 0; j < 3; j++) h += (m->x[3 * v + j] - p[j]) * s0 * m->fn[3 * t0 + j];
+      break;
+    }
+  }
+  if (h > 0) return (c0 >= -tol && c1 >= -tol) ? PETSC_TRUE : PETSC_FALSE;
+  return (c0 > 0 || c1 > 0) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* validity of a projection on wall triangle t (000 Fig. 1, N >= 0); on a flat edge the triangle
+   of lower index keeps the boundary, exactly at a vertex nothing (the vertex or the lower
+   triangle's edge owns it) */
+static inline PetscBool DemMeshFaceValid(const DemMeshView *m, PetscInt t, PetscReal zeta, PetscReal theta)
+{
+  PetscReal N[3] = {-0.5 * (zeta + theta), 0.5 * (1 + zeta), 0.5 * (1 + theta)};
+  int       zeros = 0;
+  for (int k = 0; k < 3; k++) {
+    if (N[k] < 0) return PETSC_FALSE;
+    if (N[k] == 0) {
+      PetscInt e = m->te[3 * t + (k + 1) % 3], o = m->et[2 * e] == t ? m->et[2 * e + 1] : m->et[2 * e];
+      if (DemMeshEdgeFlat(m, e) && o < t) return PETSC_FALSE;
+      zeros++;
+    }
+  }
+  return zeros < 2;
+}
+
+/* a contact found in the wall's frame: points and normal to the world, then appended */
+typedef struct {
+  PetscReal R[9], x[3]; /* wall orientation (body -> world) and position */
+  PetscReal xa[3];      /* A's centre, world */
+} DemPolyMeshFrame;
+
+static PetscErrorCode DemPolyMeshAppend(DemPolyOut *po, const DemPolyMeshFrame *fr, PetscInt a, PetscInt b, const PetscReal pa[3], const PetscReal pb[3], const PetscReal n[3], PetscReal gap, PetscReal reff, int64_t key)
+{
+  PetscReal wa[3], wb[3], wn[3];
+
+  PetscFunctionBegin;
+  Rot(fr->R, pa, wa);
+  Rot(fr->R, pb, wb);
+  Rot(fr->R, n, wn);
+  for (int j = 0; j < 3; j++) wa[j] += fr->x[j], wb[j] += fr->x[j];
+  PetscCall(DemPolyAppend(po, a, b, fr->xa, fr->x, wa, wb, wn, gap, reff, key));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemPolyMeshPair(DemPolyBody *A, const DemMeshView *m, const PetscInt *cand, PetscInt ncand, const DemPolyMeshFrame *fr, PetscInt a, PetscInt b, PetscReal skin, PetscReal lower, DemPolyOut *out)
+{
+  DemPolyMeshScratch *S  = &pmscratch_;
+  const DemPolyGeom  *ga = A->g;
+  const PetscReal     tol = 1e-9;
+  PetscInt            nce = 0, ncv = 0;
+
+  PetscFunctionBegin;
+  scratch_.nvf = 0;
+  /* candidate edges: each once, from its first triangle (a wall edge near A has both of its
+     triangles among the candidates); sharp vertices: the ends of sharp edges */
+  for (PetscInt i = 0; i < ncand; i++) {
+    PetscInt t = cand[i];
+    for (int k = 0; k < 3; k++) {
+      PetscInt e = m->te[3 * t + k];
+      if (m->et[2 * e] != t) continue;
+      S->ce[nce]     = e;
+      S->esharp[nce] = DemMeshEdgeFlat(m, e) ? 0 : 1;
+      if (S->esharp[nce])
+        for (int s = 0; s < 2; s++) {
+          PetscInt v = m->ev[2 * e + s];
+          if (S->vstamp[v] != S->stamp) S->vstamp[v] = S->stamp, S->cv[ncv++] = v;
+        }
+      nce++;
+    }
+  }
+  /* A's corners against the wall's triangles, eq. (34) */
+  for (PetscInt ii = 0; ii < A->ncv; ii++) {
+    PetscInt         i = A->cv[ii];
+    const PetscReal *p = A->v + 3 * i;
+    for (PetscInt tt = 0; tt < ncand; tt++) {
+      PetscInt         t  = cand[tt];
+      const PetscReal *x1 = m->x + 3 * m->tri[3 * t], *x2 = m->x + 3 * m->tri[3 * t + 1], *x3 = m->x + 3 * m->tri[3 * t + 2];
+      PetscReal        zeta, theta, dist, side, n[3], q[3], c[3];
+      for (int j = 0; j < 3; j++) c[j] = A->x[j] - x1[j];
+      side = Dot3(c, m->fn + 3 * t) >= 0 ? 1 : -1;
+      DemPolyLCPVertexFace(p, x1, x2, x3, &zeta, &theta, &dist);
+      dist *= side;
+      if (!(dist < skin && dist > lower)) continue;
+      if (!DemMeshFaceValid(m, t, zeta, theta)) continue;
+      for (int j = 0; j < 3; j++) n[j] = side * m->fn[3 * t + j];
+      DemPolyFacePoint(x1, x2, x3, zeta, theta, q);
+      PetscCall(DemPolyMeshAppend(out, fr, a, b, p, q, n, dist, A->r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_F, t)));
+      PetscCall(DemPolyMarkPush(i, DEM_POLY_F, t));
+    }
+  }
+  /* the wall's sharp vertices against A's triangles */
+  for (PetscInt kk = 0; kk < ncv; kk++) {
+    PetscInt         k = S->cv[kk];
+    const PetscReal *p = m->x + 3 * k;
+    for (PetscInt tt = 0; tt < A->ncf; tt++) {
+      PetscInt         t  = A->cf[tt];
+      const PetscReal *x1 = A->v + 3 * ga->f[3 * t], *x2 = A->v + 3 * ga->f[3 * t + 1], *x3 = A->v + 3 * ga->f[3 * t + 2], *nA = A->fn + 3 * t;
+      PetscReal        zeta, theta, dist, q[3], n[3];
+      DemPolyLCPVertexFace(p, x1, x2, x3, &zeta, &theta, &dist);
+      if (!(dist < skin && dist > lower)) continue;
+      if (!DemPolyFaceValid(ga, t, zeta, theta)) continue;
+      DemPolyFacePoint(x1, x2, x3, zeta, theta, q);
+      for (int j = 0; j < 3; j++) n[j] = -nA[j];
+      PetscCall(DemPolyMeshAppend(out, fr, a, b, q, p, n, dist, A->r, DemPolyFeatureKey(DEM_POLY_F, t, DEM_POLY_V, k)));
+      PetscCall(DemPolyMarkPush(k, DEM_POLY_F + 4, t));
+    }
+  }
+  /* edge-edge, eq. (35): A's sharp edges against the wall's sharp edges */
+  for (PetscInt ii = 0; ii < A->nce; ii++) {
+    PetscInt         e  = A->ce[ii];
+    const PetscReal *p0 = A->v + 3 * ga->ev[2 * e], *p1 = A->v + 3 * ga->ev[2 * e + 1];
+    for (PetscInt jj = 0; jj < nce; jj++) {
+      PetscInt         f = S->ce[jj];
+      const PetscReal *q0 = m->x + 3 * m->ev[2 * f], *q1 = m->x + 3 * m->ev[2 * f + 1];
+      PetscReal        za, zb, pa[3], pb[3], g[3], d, n[3], mn[3];
+      if (!S->esharp[jj]) continue;
+      if (!DemPolyLCPEdgeEdge(p0, p1, q0, q1, &za, &zb)) continue;
+      if (!(za > -1 && za < 1 && zb > -1 && zb < 1)) continue;
+      DemPolyEdgePoint(p0, p1, za, pa);
+      DemPolyEdgePoint(q0, q1, zb, pb);
+      for (int j = 0; j < 3; j++) g[j] = pa[j] - pb[j];
+      d = PetscSqrtReal(Dot3(g, g));
+      if (!(d < skin) || d == 0) continue;
+      for (int j = 0; j < 3; j++) n[j] = g[j] / d, mn[j] = -n[j];
+      if (!DemMeshEdgeOutward(m, f, n, A->x, tol) || !DemPolyEdgeOutward(A, e, mn, tol)) continue;
+      PetscCall(DemPolyMeshAppend(out, fr, a, b, pa, pb, n, d, A->r, DemPolyFeatureKey(DEM_POLY_E, e, DEM_POLY_E, f)));
+    }
+  }
+  /* A's corners against the wall's sharp edges, eq. (36) */
+  for (PetscInt ii = 0; ii < A->ncv; ii++) {
+    PetscInt         i = A->cv[ii];
+    const PetscReal *p = A->v + 3 * i;
+    for (PetscInt jj = 0; jj < nce; jj++) {
+      PetscInt         f = S->ce[jj];
+      const PetscReal *q0 = m->x + 3 * m->ev[2 * f], *q1 = m->x + 3 * m->ev[2 * f + 1];
+      PetscReal        zeta, q[3], g[3], d, n[3];
+      if (!S->esharp[jj]) continue;
+      DemPolyLCPVertexEdge(p, q0, q1, &zeta);
+      if (!(zeta > -1 && zeta < 1)) continue;
+      DemPolyEdgePoint(q0, q1, zeta, q);
+      for (int j = 0; j < 3; j++) g[j] = p[j] - q[j];
+      d = PetscSqrtReal(Dot3(g, g));
+      if (!(d < skin) || d == 0) continue;
+      for (int j = 0; j < 3; j++) n[j] = g[j] / d;
+      if (!DemMeshEdgeOwns(m, f, n)) continue;
+      PetscCall(DemPolyMeshAppend(out, fr, a, b, p, q, n, d, A->r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_E, f)));
+      PetscCall(DemPolyMarkPush(i, DEM_POLY_E, f));
+    }
+  }
+  /* the wall's sharp vertices against A's edges, eq. (36) */
+  for (PetscInt kk = 0; kk < ncv; kk++) {
+    PetscInt         k = S->cv[kk];
+    const PetscReal *p = m->x + 3 * k;
+    for (PetscInt ee = 0; ee < A->nce; ee++) {
+      PetscInt         e  = A->ce[ee];
+      const PetscReal *q0 = A->v + 3 * ga->ev[2 * e], *q1 = A->v + 3 * ga->ev[2 * e + 1];
+      PetscReal        zeta, q[3], g[3], d, n[3], mn[3];
+      DemPolyLCPVertexEdge(p, q0, q1, &zeta);
+      if (!(zeta > -1 && zeta < 1)) continue;
+      DemPolyEdgePoint(q0, q1, zeta, q);
+      for (int j = 0; j < 3; j++) g[j] = p[j] - q[j];
+      d = PetscSqrtReal(Dot3(g, g));
+      if (!(d < skin) || d == 0) continue;
+      for (int j = 0; j < 3; j++) mn[j] = g[j] / d, n[j] = -mn[j];
+      if (!DemPolyEdgeFaces(A, e, mn, PETSC_FALSE, tol)) continue;
+      if (ga->econcave[e] && DemPolyMarked(k, DEM_POLY_F + 4, ga->ef[2 * e]) && DemPolyMarked(k, DEM_POLY_F + 4, ga->ef[2 * e + 1])) continue;
+      PetscCall(DemPolyMeshAppend(out, fr, a, b, q, p, n, d, A->r, DemPolyFeatureKey(DEM_POLY_E, e, DEM_POLY_V, k)));
+      PetscCall(DemPolyMarkPush(k, DEM_POLY_E + 4, e));
+    }
+  }
+  /* vertex-vertex: A's corner owned by the wall's sharp vertex (no wall edge at it leads
+     towards the corner), neither with a contact on a neighbouring feature of the other */
+  for (PetscInt ii = 0; ii < A->ncv; ii++) {
+    PetscInt         i = A->cv[ii];
+    const PetscReal *p = A->v + 3 * i;
+    for (PetscInt kk = 0; kk < ncv; kk++) {
+      PetscInt         k = S->cv[kk];
+      const PetscReal *q = m->x + 3 * k;
+      PetscReal        g[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]}, d = PetscSqrtReal(Dot3(g, g)), n[3];
+      PetscBool        owns = PETSC_TRUE, near = PETSC_FALSE;
+      if (!(d < skin) || d == 0) continue;
+      for (int j = 0; j < 3; j++) n[j] = g[j] / d;
+      for (PetscInt jj = 0; jj < nce && owns; jj++) {
+        PetscInt         f = S->ce[jj], o;
+        const PetscReal *r;
+        PetscReal        u[3];
+        if (m->ev[2 * f] != k && m->ev[2 * f + 1] != k) continue;
+        o = m->ev[2 * f] == k ? m->ev[2 * f + 1] : m->ev[2 * f];
+        r = m->x + 3 * o;
+        for (int j = 0; j < 3; j++) u[j] = r[j] - q[j];
+        if (Dot3(u, n) > 0) owns = PETSC_FALSE;
+        if (DemPolyMarked(i, DEM_POLY_E, f)) near = PETSC_TRUE;
+      }
+      if (!owns) continue;
+      for (PetscInt tt = 0; tt < ncand && !near; tt++) {
+        const PetscInt *tv = m->tri + 3 * cand[tt];
+        if ((tv[0] == k || tv[1] == k || tv[2] == k) && DemPolyMarked(i, DEM_POLY_F, cand[tt])) near = PETSC_TRUE;
+      }
+      if (near || DemPolyVertexHasNeighbourContact(ga, k, i, 1)) continue;
+      PetscCall(DemPolyMeshAppend(out, fr, a, b, p, q, n, d, A->r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_V, k)));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_EXTERN PetscErrorCode DemCollide_PolyhedronMesh(DemShapeKind, DemShapeKind, const DemPairBatch *, PetscReal, DemContactList *);
+PetscErrorCode DemCollide_PolyhedronMesh(DemShapeKind ka, DemShapeKind kb, const DemPairBatch *pb, PetscReal skin, DemContactList *out)
+{
+  DemSim        sim = pb->sim;
+  DemBodyStore *bs;
+  DemPolyOut    po = {out, sim, -1};
+
+  PetscFunctionBegin;
+  PetscCall(DemSimGetBodies(sim, &bs));
+  for (PetscInt k = 0; k < pb->n; k++) {
+    const PetscInt   a = pb->a[k], b = pb->b[k];
+    DemShape         ws = sim->shapes[bs->shape[b]];
+    DemMeshView      m;
+    DemPolyBody      A;
+    DemPolyMeshFrame fr;
+    PetscReal        RA[9], d[3], lower, reach;
+    const PetscInt  *cand;
+    PetscInt         ncand;
+
+    PetscCheck(DemShapeMeshView_Private(ws, &m), PETSC_COMM_SELF, PETSC_ERR_PLIB, "body %" PetscInt_FMT " is not a mesh wall", b);
+    PetscCall(DemPolyBodySet(sim, pb, a, NULL, 0, &A));
+    DemQuatToMatrix(&pb->state->q[4 * b], fr.R);
+    for (int j = 0; j < 3; j++) fr.x[j] = pb->state->x[3 * b + j], fr.xa[j] = A.x[j], d[j] = A.x[j] - fr.x[j];
+    /* A in the wall's frame: x <- R^T (x - x_wall), R_A <- R^T R_A */
+    for (int i = 0; i < 3; i++) {
+      A.x[i] = fr.R[i] * d[0] + fr.R[3 + i] * d[1] + fr.R[6 + i] * d[2];
+      for (int j = 0; j < 3; j++) RA[3 * i + j] = fr.R[i] * A.R[j] + fr.R[3 + i] * A.R[3 + j] + fr.R[6 + i] * A.R[6 + j];
+    }
+    PetscCall(PetscArraycpy(A.R, RA, 9));
+    lower = skin > 0 ? -skin : -0.05 * A.r;
+    reach = PetscMax(skin, -lower);
+    PetscCall(DemShapeMeshQuery_Private(ws, A.x, A.r + reach, &ncand, &cand));
+    if (!ncand) continue;
+    PetscCall(DemPolyMeshReserve(3 * ncand, m.nv)); /* the vertex stamps cover every vertex index */
+    /* second level: A's features near its own inflated bounding sphere (all of them; the
+       wall's candidates are the triangles near that sphere) */
+    DemPolyCandidates(&A, A.x, A.r, reach);
+    po.pair = pb->pair ? pb->pair[k] : -1;
+    PetscCall(DemPolyMeshPair(&A, &m, cand, ncand, &fr, a, b, skin, lower, &po));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+DEM_STYLE(collider, "polyhedron/mesh", DemCollide_PolyhedronMesh)

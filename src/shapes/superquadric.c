@@ -626,3 +626,47 @@ PetscErrorCode DemShapeCreate_Superquadric(DemShape s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(shape, "superquadric", DemShapeCreate_Superquadric)
+
+/*
+  the warm-start store seen from the MPI decomposition (src/core/decomp.c), which moves each
+  pair's record with the pair when bodies migrate, as it moves the contact history:
+  DemShapeSuperquadricWarmReals_Private - reals per record (0: s is not a superquadric);
+  DemShapeSuperquadricWarmSlots_Private - slots of the store (records are in slots 0 .. - 1);
+  DemShapeSuperquadricWarmGet_Private - slot k's pair of global ids and record; PETSC_FALSE
+    for an empty slot or k beyond the store (the records of the list before a rebuild);
+  DemShapeSuperquadricWarmPut_Private - a record for the pair (ga, gb) into the gid map that
+    the lookups after a rebuild read (the store's own slots go there first, as at any rebuild).
+*/
+PetscInt DemShapeSuperquadricWarmReals_Private(DemShape s)
+{
+  return (s && s->ops->setfromconfig == DemShapeSetFromConfig_Superquadric) ? DEM_SQ_WARM_REALS : 0;
+}
+
+PetscInt DemShapeSuperquadricWarmSlots_Private(DemShape s)
+{
+  return DemShapeSuperquadricWarmReals_Private(s) ? ((DemShape_Superquadric *)s->data)->cap : 0;
+}
+
+PetscBool DemShapeSuperquadricWarmGet_Private(DemShape s, PetscInt k, int64_t *ga, int64_t *gb, PetscReal v[])
+{
+  DemShape_Superquadric *sq;
+
+  if (!DemShapeSuperquadricWarmReals_Private(s)) return PETSC_FALSE;
+  sq = (DemShape_Superquadric *)s->data;
+  if (k >= sq->cap || sq->ga[k] < 0 || !(sq->w[k].valid || sq->w[k].sep > 0)) return PETSC_FALSE;
+  *ga = sq->ga[k];
+  *gb = sq->gb[k];
+  DemSQWarmPack(&sq->w[k], v);
+  return PETSC_TRUE;
+}
+
+PetscErrorCode DemShapeSuperquadricWarmPut_Private(DemShape s, DemSim sim, int64_t ga, int64_t gb, const PetscReal v[])
+{
+  DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
+  DemSQWarm             *dummy;
+
+  PetscFunctionBegin;
+  if (sq->nbuilds != sim->nl.nbuilds) PetscCall(DemShapeSuperquadricWarm_Private(s, sim, 0, -2, -2, &dummy)); /* the slots into the map */
+  PetscCall(DemHistoryMapPut(&sq->map, ga, gb, 0, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -93,4 +93,32 @@ for name, bodies, E0, mincontacts, extra in variants:
     dc.check(tag + ": fused run's bookkeeping, max |e_balance(t) - e_balance(0)| / E0", eb, 1e-3)
     if contacts < mincontacts or tf[-1]["dissipated"] < 0.1 * E0:
         dc.not_ok(tag + ": the run exercises contacts", "only %d contacts, dissipated %.3g of E0" % (contacts, tf[-1]["dissipated"] / E0))
+# The hot loops' two compiled copies (src/core/dem_isa.h): the default run (AVX2+FMA where the
+# processor has both) against MMDEM_ISA=generic (the baseline copy), same tolerances; the run
+# header names the copy.
+tag = "hot loops, MMDEM_ISA=generic against the default copy"
+res = {}
+for mode in ("default", "generic"):
+    out = os.path.join(tmp, "isa-" + mode)
+    if mode == "generic":
+        os.environ["MMDEM_ISA"] = "generic"
+    okrun = dc.run(tag + " " + mode, yaml, out, [("bodies.0.file", csvp)])
+    os.environ.pop("MMDEM_ISA", None)
+    if not okrun:
+        break
+    res[mode] = (dc.read_csv(os.path.join(out, "bodies_final.csv")), dc.read_csv(os.path.join(out, "thermo.csv")))
+if len(res) == 2:
+    (bf, tf), (bg, tg) = res["default"], res["generic"]
+    dx = max(abs(a[c] - b[c]) / 1e-3 for a, b in zip(bf, bg) for c in ("x", "y", "z"))
+    dv = max(abs(a[c] - b[c]) / spread for a, b in zip(bf, bg) for c in ("vx", "vy", "vz"))
+    de = max(abs(a[c] - b[c]) / E0 for a, b in zip(tf, tg) for c in ("pe_contact", "dissipated", "e_balance"))
+    dc.check(tag + ": positions / r", dx, 1e-9)
+    dc.check(tag + ": velocities / spread", dv, 1e-9)
+    dc.check(tag + ": pe_contact, dissipated, e_balance per thermo row / E0", de, 1e-9)
+    import subprocess
+    hdr = subprocess.run([os.environ["MMDEM"], "check", yaml, "--set", "bodies.0.file=" + csvp], env=dict(os.environ, MMDEM_ISA="generic"), capture_output=True, text=True).stdout
+    if "hot loops generic" in hdr:
+        dc.ok("MMDEM_ISA=generic: the run header says 'hot loops generic'")
+    else:
+        dc.not_ok("MMDEM_ISA=generic: the run header says 'hot loops generic'", hdr[:300])
 dc.finish()

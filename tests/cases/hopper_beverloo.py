@@ -85,13 +85,17 @@ dc.ok("hopper %s: %d beads, M = %.5g kg, packing fraction %.4f at t = %s s (rho_
 if not 0.5 < phi < 0.66:
     dc.not_ok("hopper %s: packing fraction of a random packing of spheres in (0.5, 0.66)" % mode, "%.4f" % phi)
 
-# statics before the opening: hopper + orifice carry M g
+# statics before the opening: hopper + orifice carry M g. The pile still rings when the orifice
+# opens (the instantaneous sum fz of the quick run swings by about 3 % of M g between walls.csv
+# rows 0.006 s apart), so the check takes the mean over the rows of the last 0.05 s before the
+# opening: by the momentum balance M dV/dt = sum fz - M g its mean is M g up to M dV / 0.05 s.
 pre = [r for r in walls if r["time"] <= t_open and r["time"] >= t_open - 0.05]
 if pre:
-    last = max(r["step"] for r in pre)
-    fz = sum(r["fz"] for r in walls if r["step"] == last and int(r["wall"]) in (n, n + 1))
-    dc.check("hopper %s: before the opening, hopper + orifice carry the weight (sum fz = -M g)" % mode,
-             abs(-fz / (M * g) - 1), 0.01, "sum fz %.6g N, M g %.6g N at t = %.4g s" % (fz, M * g, max(r["time"] for r in pre)))
+    steps = sorted(set(r["step"] for r in pre))
+    fzs = [sum(r["fz"] for r in pre if r["step"] == s and int(r["wall"]) in (n, n + 1)) for s in steps]
+    fz = sum(fzs) / len(fzs)
+    dc.check("hopper %s: before the opening, hopper + orifice carry the weight (mean sum fz = -M g)" % mode,
+             abs(-fz / (M * g) - 1), 0.01, "mean sum fz %.6g N over %d rows in [%.4g, %.4g] s (%.6g .. %.6g), M g %.6g N" % (fz, len(fzs), min(r["time"] for r in pre), max(r["time"] for r in pre), min(fzs), max(fzs), M * g))
 else:
     dc.not_ok("hopper %s: walls.csv rows before the opening" % mode, "none")
 

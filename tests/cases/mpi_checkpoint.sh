@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A checkpoint written on 2 ranks restarts on 1 rank to the same result (mpi_checkpoint.py).
+# Checkpoints restart on 1 or 2 ranks, whatever rank count wrote them, to the same result (mpi_checkpoint.py).
 set -u
 cd "$(dirname "$0")/../.."
 : "${MMDEM:=build/mmdem}" "${PY:=/usr/bin/python3}"

@@ -60,3 +60,42 @@ def thermo_diff(ta, tb, cols=("ke_trans", "ke_rot", "pe_contact", "dissipated", 
         if ra["contacts"] != rb["contacts"]:
             badrows.append(int(ra["step"]))
     return worst, badrows
+
+
+def decomp_counts(log):
+    """(owned per rank at the start, bodies migrated away summed over the ranks, periodic wraps
+    summed) from the MMDEM_DECOMP_VERBOSE lines of a decomposed run's log"""
+    own, mig, wraps = [], 0, 0
+    for l in log.splitlines():
+        w = l.split()
+        if l.startswith("decomp: rank ") and " owns " in l:
+            own.append(int(w[4]))
+        if l.startswith("decomp: rank ") and " migrated away" in l:
+            mig += int(w[5])
+            wraps += int(w[9])
+    return own, mig, wraps
+
+
+def compare(name, d1, d2, L, periodic, tol, n):
+    """the checks of a run on 1 rank (output d1) against one on several (d2): the same ids,
+    positions within tol of the largest box size (periodic minimum image), the same thermo
+    rows with identical contact counts and energies within tol relative"""
+    b1, b2 = bodies(d1 + "/bodies_final.csv"), bodies(d2 + "/bodies_final.csv")
+    n2 = len(dc.read_csv(d2 + "/bodies_final.csv"))
+    if sorted(b1) == sorted(b2) == list(range(n)) and n2 == n:
+        dc.ok(name + ": ids", "the same %d ids on 1 and 2 ranks, none twice" % n)
+    else:
+        dc.not_ok(name + ": ids", "1 rank %d ids, 2 ranks %d rows / %d ids" % (len(b1), n2, len(b2)))
+        return
+    dx = max_pos_diff(b1, b2, L, periodic)
+    dc.check(name + ": positions 1 vs 2 ranks", dx / max(L), tol, "max |dx| = %.3e m" % dx)
+    t1, t2 = dc.read_csv(d1 + "/thermo.csv"), dc.read_csv(d2 + "/thermo.csv")
+    if [r["step"] for r in t1] != [r["step"] for r in t2] or len(t1) < 5:
+        dc.not_ok(name + ": thermo rows", "%d rows on 1 rank, %d on 2 (or other steps)" % (len(t1), len(t2)))
+        return
+    de, bad = thermo_diff(t1, t2)
+    if not bad and max(r["contacts"] for r in t1) > 0:
+        dc.ok(name + ": contact counts", "identical in all %d rows (up to %d contacts)" % (len(t1), max(r["contacts"] for r in t1)))
+    else:
+        dc.not_ok(name + ": contact counts", "differ at steps %s (or no contact at all)" % bad[:10])
+    dc.check(name + ": energies 1 vs 2 ranks", de, tol, "largest relative difference of ke, pe_contact, dissipated, e_balance over %d rows" % len(t1))

@@ -4,8 +4,11 @@
 #   - configuration errors name file:line:col (an unknown key, an mpi.grid whose product is not
 #     the number of ranks, initial overlaps), printed once, exit status 1;
 #   - what does not run on several ranks yet is refused with one message naming it: the
-#     integrators that are not MPI-correct (variational here; trapezoid, cd and newmark
-#     take the same path: ig->mpi unset), shapes other than spheres and planes, loads;
+#     integrators that are not MPI-correct (variational here; newmark
+#     takes the same path: ig->mpi unset), cd's pgs solver and compatibility post-solve,
+#     shapes other than spheres, superquadrics and planes (a polyhedron here), fields;
+#   - a bond whose bodies drift farther apart than the ghost range stops both ranks with one
+#     message naming the pair (loads, bonds and output.track run on several ranks: mpi_extras);
 #   - a run-time failure on rank 1 only (a NaN velocity injected into a body rank 1 owns,
 #     MMDEM_DEBUG_NAN_STEP) stops both ranks with the diagnosis naming that body, once,
 #     instead of leaving rank 0 waiting;
@@ -52,9 +55,15 @@ expect "initial overlap" "overlap.yaml:[0-9]*:[0-9]*: bodies\[0\].list\[1\]: bod
 for ig in variational; do
   expect "integrator $ig refused" "integrator $ig does not run on more than one MPI rank" run base.yaml --out o --set integrator.type=$ig
 done
-sed 's/  bead: {type: sphere, radius: 0.001}/  bead: {type: superquadric, half_axes: [0.001, 0.001, 0.0008], blockiness: [4, 4]}/' base.yaml > sq.yaml
-expect "superquadrics refused" "shape 'bead' (superquadric): only spheres and plane walls run on more than one MPI rank" run sq.yaml --out o
-printf 'loads:\n  - {bodies: [0], force: [0.001, 0, 0]}\n' | cat base.yaml - > loads.yaml
-expect "loads refused" "loads: not supported on more than one MPI rank" run loads.yaml --out o
+expect "cd pgs refused" "integrator.solver: solver pgs runs on one MPI rank (this run has 2)" run base.yaml --out o --set integrator.type=cd --set integrator.solver=pgs
+expect "cd compatible refused" "integrator.compatible: compatible: true runs on one MPI rank (this run has 2)" run base.yaml --out o --set integrator.type=cd --set integrator.compatible=true
+sed 's/  bead: {type: sphere, radius: 0.001}/  bead: {type: polyhedron, box: [0.0015, 0.0015, 0.0015]}/' base.yaml > poly.yaml
+expect "polyhedra refused" "shape 'bead' (polyhedron): only spheres, superquadrics and plane walls run on more than one MPI rank" run poly.yaml --out o
+printf 'fields:\n  drag: {c_fluid: 0.001}\n' | cat base.yaml - > fields.yaml
+expect "fields refused" "fields: not supported on more than one MPI rank" run fields.yaml --out o
+# a bond (a weak spring) between two beads flying apart at 2 m/s: once the partner is beyond the
+# ghost range 2 r + skin = 2.5 mm of the other rank's subdomain (about step 150), one message
+printf 'bonds: {law: bond, params: {kn: 0.001}}\n' | cat base.yaml - > bond.yaml
+expect "bond beyond the ghost range" "bonds: the bonded bodies 0 and 1 are farther apart than the ghost range" run bond.yaml --out o --set bodies.0.list.0.x=[0.009,0.005,0.005] --set bodies.0.list.0.v=[-1,0,0] --set bodies.0.list.1.x=[0.011,0.005,0.005] --set bodies.0.list.1.v=[1,0,0]
 MMDEM_DEBUG_NAN_STEP=50 MMDEM_DEBUG_NAN_BODY=1 expect "failure on rank 1 only" "no longer finite at step 50 (t = .*): body 1 " run base.yaml --out o
 expect "subdomain narrower than the ghost range" "narrower than the ghost range" run base.yaml --out o --set "mpi.grid=[2,1,1]" --set domain.hi=[0.0045,0.01,0.01] --set bodies.0.list.1.x=[0.0034,0.005,0.005] --set bodies.0.list.0.x=[0.0011,0.005,0.005]

@@ -1,0 +1,29 @@
+/*
+  dem_isa.h - hot loops compiled twice: for the baseline instruction set of the build and,
+  on x86-64, for AVX2 with FMA (fused multiply-add), chosen at run time (DemIsaV3). The second
+  copy of a loop is the same C code with the attribute DEM_ISA_V3; its results differ from the
+  baseline's in the last bits (a fused multiply-add rounds once), so for results bitwise
+  identical across machines set MMDEM_ISA=generic in the environment.
+  Usage in a hot file:
+    static inline __attribute__((always_inline)) void Body(args) { ... }
+    static void Loop_Generic(args) { Body(args); }
+    #if DEM_HAVE_ISA_V3
+    DEM_ISA_V3 static void Loop_V3(args) { Body(args); }
+    #endif
+    ... DEM_HAVE_ISA_V3 && DemIsaV3() ? Loop_V3(args) : Loop_Generic(args)
+*/
+#pragma once
+#include <petscsys.h>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(DEM_NO_ISA_V3)
+  #define DEM_HAVE_ISA_V3 1
+  #define DEM_ISA_V3      __attribute__((target("avx2,fma")))
+#else
+  #define DEM_HAVE_ISA_V3 0
+  #define DEM_ISA_V3
+#endif
+
+/* 1 when the processor has AVX2 and FMA and MMDEM_ISA is not "generic" (decided once) */
+PETSC_INTERN int DemIsaV3(void);
+/* "x86-64 AVX2+FMA" or "generic": for the run header */
+PETSC_INTERN const char *DemIsaName(void);

@@ -1,0 +1,29 @@
+/*
+  isa.c - which copy of the hot loops runs (dem_isa.h): the AVX2+FMA copy when the processor
+  has both and the environment does not say MMDEM_ISA=generic.
+*/
+#include "dem_isa.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int dem_isa_v3 = -1;
+
+int DemIsaV3(void)
+{
+  if (dem_isa_v3 < 0) {
+    const char *e = getenv("MMDEM_ISA");
+    int         v = 0;
+#if DEM_HAVE_ISA_V3
+    __builtin_cpu_init();
+    v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    if (e && !strcmp(e, "generic")) v = 0;
+    dem_isa_v3 = v;
+  }
+  return dem_isa_v3;
+}
+
+const char *DemIsaName(void)
+{
+  return DemIsaV3() ? "x86-64 AVX2+FMA" : "generic";
+}
