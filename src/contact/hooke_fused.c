@@ -17,8 +17,6 @@
 #include "../shapes/sphere.h"
 #include "dem_isa.h"
 
-#define DEM_NOSHIFT 13
-
 typedef struct {
   PetscReal pe, es, dr;
   PetscInt  nc;

@@ -794,7 +794,7 @@ static PetscErrorCode DemCheckpointParsePairs(DemSim sim, const char file[], Dem
     nl->noshift_first = PETSC_TRUE; /* as neighbour.c orders them, unless the file says otherwise */
     for (PetscInt k = 0; k < ng; k++)
       for (PetscInt j = gs[k] + 1; j < gs[k + 1]; j++)
-        if (nl->shiftidx[j - 1] != 13 && nl->shiftidx[j] == 13) nl->noshift_first = PETSC_FALSE;
+        if (nl->shiftidx[j - 1] != DEM_NOSHIFT && nl->shiftidx[j] == DEM_NOSHIFT) nl->noshift_first = PETSC_FALSE;
   }
   PetscCall(PetscFree3(pa, pb, ps));
   PetscCall(ierr);

@@ -124,10 +124,12 @@ typedef struct {
   PetscInt *a, *b, *s, *g;
 } DemPairBuf; /* candidate pairs before grouping */
 
+#define DEM_NOSHIFT 13 /* the image index of no periodic shift (offsets -1, 0, +1 -> 3 x 3 x 3) */
+
 typedef struct {
   PetscInt   npairs, cap;
   PetscInt  *a, *b;      /* body indices; a < b for body pairs; b is the wall for wall pairs */
-  PetscInt  *shiftidx;   /* periodic image index 0..26 (13 = none) */
+  PetscInt  *shiftidx;   /* periodic image index 0..26 (DEM_NOSHIFT = 13: none) */
   PetscReal *history;    /* [sim->histsize * histcap] contact history per pair (feature 0) */
   PetscInt   histcap;    /* capacity of history, in pairs */
   DemPairBuf pb;

@@ -104,15 +104,14 @@ PetscErrorCode DemSimRun(DemSim sim)
     PetscInt       bad;
     PetscBool      lost;
     PetscErrorCode ierr;
+    const PetscInt  s1   = sim->step + 1;
+    const PetscBool final = (sim->max_steps > 0 ? s1 >= sim->max_steps : sim->time + sim->dt >= t_end - 1e-9 * sim->dt) ? PETSC_TRUE : PETSC_FALSE; /* the run's last step */
     /* a VTK frame with the contact network after this step needs the full contact list */
-    sim->record_contacts = (sim->out.contacts && DemOutputVTKDue_Private(sim, sim->time + sim->dt, sim->max_steps > 0 ? sim->step + 1 >= sim->max_steps : sim->time + sim->dt >= t_end - 1e-9 * sim->dt)) ? PETSC_TRUE : PETSC_FALSE;
-    { /* is pe_contact read after this step? thermo rows (and the progress line) and the
-         guard's snapshot at thermo steps, checkpoints, the last step; a checkpoint written on
-         a signal holds the pe_contact of the last such step */
-      const PetscInt  s1   = sim->step + 1;
-      const PetscBool last = sim->max_steps > 0 ? (s1 >= sim->max_steps ? PETSC_TRUE : PETSC_FALSE) : (sim->time + sim->dt >= t_end - 1e-9 * sim->dt ? PETSC_TRUE : PETSC_FALSE);
-      sim->energy_idle     = (s1 % sim->out.thermo_every && !(sim->checkpoint_every > 0 && s1 % sim->checkpoint_every == 0) && !last) ? PETSC_TRUE : PETSC_FALSE;
-    }
+    sim->record_contacts = (sim->out.contacts && DemOutputVTKDue_Private(sim, sim->time + sim->dt, final)) ? PETSC_TRUE : PETSC_FALSE;
+    /* is pe_contact read after this step? thermo rows (and the progress line) and the guard's
+       snapshot at thermo steps, checkpoints, the last step; a checkpoint written on a signal
+       holds the pe_contact of the last such step */
+    sim->energy_idle = (s1 % sim->out.thermo_every && !(sim->checkpoint_every > 0 && s1 % sim->checkpoint_every == 0) && !final) ? PETSC_TRUE : PETSC_FALSE;
     ierr             = DemIntegratorStep(sim->integ, sim, sim->dt, &info);
     sim->energy_idle = PETSC_FALSE;
     if (ierr) { /* an error inside the step: its message, and the last good state saved */

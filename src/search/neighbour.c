@@ -12,8 +12,6 @@
 */
 #include "demimpl.h"
 
-#define DEM_NOSHIFT 13
-
 static PetscErrorCode DemNLReserve(DemNeighbourList *nl, PetscInt cap)
 {
   PetscFunctionBegin;

@@ -184,40 +184,34 @@ if len(res) == 2:
     dc.check("sliding over internal edges: the mesh run follows the plane run (max distance of positions, m)", dmax, 1e-9,
              "%d track rows, slid %.1f mm down the slope" % (len(tm), 1e3 * dist))
 
+def rest_on(name, stl, x, feature):
+    """the body dropped 1e-5 m above rest height at x onto mesh wall `stl`: at rest, the
+    reaction is -m g and the overlap of the one contact (a `feature` contact) m g / kn"""
+    y = os.path.join(tmp, name + ".yaml")
+    with open(y, "w") as f:
+        f.write(HEAD + "bodies:\n  - {shape: p, material: grain, list: [{x: [%.17g, 0, %.17g]}]}\n" % (x, C + 1e-5)
+                + "walls:\n  - {type: mesh, name: %s, point: [0, 0, 0], material: grain, file: %s}\n" % (name, stl) + TAIL)
+    out = os.path.join(tmp, name)
+    if not dc.run(name, y, out):
+        return
+    w = dc.read_csv(os.path.join(out, "walls.csv"))[-1]
+    err = max(abs(w["fx"]), abs(w["fy"]), abs(w["fz"] + W)) / W
+    dc.check("%s: at rest, reaction = -m g (each component / m g)" % name, err, 1e-3,
+             "f = (%.6g, %.6g, %.6g) N" % (w["fx"], w["fy"], w["fz"]))
+    b = dc.read_csv(os.path.join(out, "bodies_final.csv"))[0]
+    d = C - b["z"]
+    dc.check("%s: one %s contact, overlap = m g / kn" % (name, feature), abs(d / (W / KN) - 1), 1e-2,
+             "overlap %.6g m, m g/kn %.6g m" % (d, W / KN))
+
+
 # 2. ridge
 sl = math.tan(math.radians(10.0))
 verts, tris = grid([-0.01 + 0.005 * i for i in range(5)], [-0.01, -0.005, 0.0, 0.005, 0.01], lambda x, y: -abs(y) * sl)
 write_stl(os.path.join(tmp, "roof.stl"), verts, tris)
-y = os.path.join(tmp, "ridge.yaml")
-with open(y, "w") as f:
-    f.write(HEAD + "bodies:\n  - {shape: p, material: grain, list: [{x: [0.0013, 0, %.17g]}]}\n" % (C + 1e-5)
-            + "walls:\n  - {type: mesh, name: roof, point: [0, 0, 0], material: grain, file: roof.stl}\n" + TAIL)
-out = os.path.join(tmp, "ridge")
-if dc.run("ridge", y, out):
-    w = dc.read_csv(os.path.join(out, "walls.csv"))[-1]
-    err = max(abs(w["fx"]), abs(w["fy"]), abs(w["fz"] + W)) / W
-    dc.check("ridge: at rest, reaction = -m g (each component / m g)", err, 1e-3,
-             "f = (%.6g, %.6g, %.6g) N" % (w["fx"], w["fy"], w["fz"]))
-    b = dc.read_csv(os.path.join(out, "bodies_final.csv"))[0]
-    d = C - b["z"]
-    dc.check("ridge: one edge contact, overlap = m g / kn", abs(d / (W / KN) - 1), 1e-2,
-             "overlap %.6g m, m g/kn %.6g m" % (d, W / KN))
+rest_on("ridge", "roof.stl", 0.0013, "edge")
 # 3. apex: a pyramid (apex at the origin, base corners at (+-10, +-10, -5) mm); the body lies flat
 # on the apex, straight above it: one vertex contact
 verts = [(0.0, 0.0, 0.0), (-0.01, -0.01, -0.005), (0.01, -0.01, -0.005), (0.01, 0.01, -0.005), (-0.01, 0.01, -0.005)]
 write_stl(os.path.join(tmp, "pyramid.stl"), verts, [(0, 1, 2), (0, 2, 3), (0, 3, 4), (0, 4, 1)])
-y = os.path.join(tmp, "apex.yaml")
-with open(y, "w") as f:
-    f.write(HEAD + "bodies:\n  - {shape: p, material: grain, list: [{x: [0, 0, %.17g]}]}\n" % (C + 1e-5)
-            + "walls:\n  - {type: mesh, name: pyramid, point: [0, 0, 0], material: grain, file: pyramid.stl}\n" + TAIL)
-out = os.path.join(tmp, "apex")
-if dc.run("apex", y, out):
-    w = dc.read_csv(os.path.join(out, "walls.csv"))[-1]
-    err = max(abs(w["fx"]), abs(w["fy"]), abs(w["fz"] + W)) / W
-    dc.check("apex: at rest, reaction = -m g (each component / m g)", err, 1e-3,
-             "f = (%.6g, %.6g, %.6g) N" % (w["fx"], w["fy"], w["fz"]))
-    b = dc.read_csv(os.path.join(out, "bodies_final.csv"))[0]
-    d = C - b["z"]
-    dc.check("apex: one vertex contact, overlap = m g / kn", abs(d / (W / KN) - 1), 1e-2,
-             "overlap %.6g m, m g/kn %.6g m" % (d, W / KN))
+rest_on("apex", "pyramid.stl", 0.0, "vertex")
 dc.finish()
