@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # benchmarks/run.sh - what `make bench` runs (after `make all`): the performance harness.
 #   benchmarks/settle/   N spheres fall onto a frictional floor, lattice and packed bed,
-#                        mmdem against LAMMPS (see benchmarks/settle/README.md)
+#                        mmdem against LAMMPS (see benchmarks/settle/README.md), with laws
+#                        hooke (gran/hooke/history) and hertz (gran/hertz/history)
+#   benchmarks/chute/    32000 spheres flowing down a rough inclined periodic chute, mmdem
+#                        against LAMMPS (like LAMMPS's bench/in.chute)
 #   benchmarks/stream/   memory bandwidth (STREAM-like) and the roofline estimate of the
 #                        settle cases (bytes per particle-step x rate vs bandwidth)
 #   benchmarks/stiff_pile/  time to rest of STIFF_PILE_N (2000; 0 skips it) stiff glass spheres,
@@ -42,6 +45,10 @@ fi
 rc=$?
 [ -s "$stream_out" ] && [ -f benchmarks/settle/cache/results.json ] && "$PY" benchmarks/stream/roofline.py benchmarks/settle/cache/results.json "$stream_out"
 rm -f "$stream_out" "$stream_bin"
+# the same cases with law hertz (LAMMPS gran/hertz/history); cases named NAME-hertz
+"$PY" benchmarks/settle/bench.py --law hertz "$@" || rc=1
+# chute flow: 32000 spheres on a rough 26-degree chute (benchmarks/chute/bench.py)
+"$PY" benchmarks/chute/bench.py || rc=1
 if [ "${STIFF_PILE_N:-2000}" != 0 ]; then
   echo "stiff_pile (benchmarks/stiff_pile/bench.py, N = ${STIFF_PILE_N:-2000}):"
   "$PY" benchmarks/stiff_pile/bench.py --mmdem "${BUILD:-build}/mmdem" --n "${STIFF_PILE_N:-2000}" \

@@ -28,7 +28,7 @@ instead (deoverlap.c moves bodies apart, ~2 % of a diameter on average) and ramp
 0 to g over RAMP steps, hold HOLD steps, then time: the bed is loaded quasi-statically and is
 again at rest and contact-bound when the clock starts.
 
-Usage: bench.py [--quick] [--repeat N] [--cases a,b] [--mmdem PATH] [--no-lammps] [--touching]
+Usage: bench.py [--quick] [--repeat N] [--cases a,b] [--mmdem PATH] [--no-lammps] [--touching] [--law hooke|hertz]
 """
 import argparse
 import csv
@@ -63,6 +63,15 @@ SKIN = 0.2 * D                  # neighbour skin [m]
 MASS = RHO * 4.0 / 3.0 * math.pi * R ** 3
 MEFF = 0.5 * MASS               # particle-particle effective mass
 TC = math.pi / math.sqrt(KN / MEFF - (0.5 * GN) ** 2)
+# --law hertz: mmdem `hertz` / LAMMPS gran/hertz/history, every spring and dashpot scaled by
+# sqrt(delta r_eff); its kn, kt [N/m^2] and gamma_n, gamma_t [1/(s m)] chosen so that a
+# particle pair at an overlap of 1 % of the radius has hooke's stiffness and damping (the
+# bed's overlaps are 0.5-2 % of the radius): the same dt = tc/50 of the hooke law
+HZ_SCALE = 1.0 / math.sqrt(0.5 * R * 0.01 * R)
+LAWS = dict(hooke=dict(name="hooke", kn=KN, kt=KT, gn=GN, gt=GT, lmp="hooke"),
+            hertz=dict(name="hertz", kn=KN * HZ_SCALE, kt=KT * HZ_SCALE, gn=GN * HZ_SCALE, gt=GT * HZ_SCALE,
+                       lmp="hertz"))
+LAW = LAWS["hooke"]             # the timed runs' law (main: --law); the bed is always made with hooke
 DT = TC / 50
 LATTICE_Z0 = 6 * D              # lowest lattice layer of the falling cases: no floor contact
                                 # within the timed steps
@@ -204,10 +213,10 @@ def write_lammps_data(path, pts, lx, ly, lz, title):
             f.write("%d 1 %s %s %s %s %s\n" % (n + 1, fmt(D), fmt(RHO), fmt(wrap(p[0], lx)), fmt(wrap(p[1], ly)), fmt(p[2])))
 
 
-def mmdem_yaml(path, out, lx, ly, lz, source, steps, gz=-G, loads=""):
+def mmdem_yaml(path, out, lx, ly, lz, source, steps, gz=-G, loads="", law=LAWS["hooke"]):
     txt = open(os.path.join(HERE, "settle.yaml.in")).read()
-    rep = dict(LX=fmt(lx), LY=fmt(ly), LZ=fmt(lz), GZ=fmt(gz), RHO=fmt(RHO), MU=fmt(MU), KN=fmt(KN), KT=fmt(KT),
-               GN=fmt(GN), GT=fmt(GT), R=fmt(R), SOURCE=source, LOADS=loads, SKIN=fmt(SKIN), DT=fmt(DT),
+    rep = dict(LX=fmt(lx), LY=fmt(ly), LZ=fmt(lz), GZ=fmt(gz), RHO=fmt(RHO), MU=fmt(MU), LAW=law["name"],
+               KN=fmt(law["kn"]), KT=fmt(law["kt"]), GN=fmt(law["gn"]), GT=fmt(law["gt"]), R=fmt(R), SOURCE=source, LOADS=loads, SKIN=fmt(SKIN), DT=fmt(DT),
                STEPS=str(steps), OUT=out, THERMO=str(THERMO))
     for k, v in rep.items():
         txt = txt.replace("@%s@" % k, v)
@@ -362,7 +371,7 @@ def run_mmdem(mmdem, case_dir, name, kind, pts_src, n, lx, ly, lz, steps, warm, 
     loads, gz = "", -G
     if ramp > 0:
         loads, gz = gravity_ramp_loads(n, ramp), 0.0
-    mmdem_yaml(os.path.join(d, "settle.yaml"), os.path.join(d, "out"), lx, ly, lz, source, warm + steps, gz, loads)
+    mmdem_yaml(os.path.join(d, "settle.yaml"), os.path.join(d, "out"), lx, ly, lz, source, warm + steps, gz, loads, LAW)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
     thermo = os.path.join(d, "out", "thermo.csv")
 
@@ -394,7 +403,8 @@ def run_lammps(lmp, case_dir, pts, lx, ly, lz, steps, ramp, hold):
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     write_lammps_data(os.path.join(d, "bodies.data"), pts, lx, ly, lz, "settle benchmark, %d spheres" % len(pts))
-    var = dict(data="bodies.data", kn=KN, kt=KT, gn=GN, gt=GT, mu=MU, g=G, skin=SKIN, dt=DT, ramp=ramp,
+    var = dict(data="bodies.data", model=LAW["lmp"], kn=LAW["kn"], kt=LAW["kt"], gn=LAW["gn"], gt=LAW["gt"], mu=MU, g=G,
+               skin=SKIN, dt=DT, ramp=ramp,
                hold=hold, steps=steps, thermo=THERMO)
     cmd = [lmp, "-in", os.path.join(HERE, "in.settle.lmp"), "-log", "log.lammps", "-screen", "none", "-nocite"]
     for k, v in var.items():
@@ -449,12 +459,19 @@ def main():
     ap.add_argument("--mmdem", default=os.path.join(ROOT, "build", "mmdem"))
     ap.add_argument("--lmp", default=shutil.which("lmp") or "")
     ap.add_argument("--no-lammps", action="store_true")
+    ap.add_argument("--law", choices=sorted(LAWS), default="hooke",
+                    help="contact law of the timed runs: hooke (gran/hooke/history) or hertz (gran/hertz/history); "
+                         "hertz cases are named NAME-hertz")
     ap.add_argument("--touching", action="store_true",
                     help="load the bed just touching with a gravity ramp even if mmdem accepts it as it is")
     args = ap.parse_args()
+    global LAW
+    LAW = LAWS[args.law]
+    sfx = "" if args.law == "hooke" else "-" + args.law
     cfg = QUICK if args.quick else FULL
+    cfg = dict(cfg, cases=[(c[0] + sfx,) + tuple(c[1:]) for c in cfg["cases"]])
     runs_dir = "runs-quick" if args.quick else "runs"
-    results_file = os.path.join(CACHE, "results-quick.json" if args.quick else "results.json")
+    results_file = os.path.join(CACHE, ("results-quick%s.json" if args.quick else "results%s.json") % sfx)
     mmdem = os.path.abspath(args.mmdem)
     if not os.access(mmdem, os.X_OK):
         sys.exit("bench: %s not found; run make first" % mmdem)
@@ -463,6 +480,10 @@ def main():
     t_start = time.time()
     log("settle benchmark: d = %g m, density %g kg/m^3, kn = %g N/m, kt = %.6g N/m, gamma_n = %g 1/s, "
         "gamma_t = %g 1/s, mu = %g, g = %g m/s^2" % (D, RHO, KN, KT, GN, GT, MU, G))
+    if args.law != "hooke":
+        log("  timed runs with law %s (LAMMPS gran/%s/history): kn = %.6g N/m^2, kt = %.6g N/m^2, gamma_n = %.6g, "
+            "gamma_t = %.6g 1/(s m) (hooke's values at an overlap of 1 %% of r); the bed is made with hooke"
+            % (LAW["name"], LAW["lmp"], LAW["kn"], LAW["kt"], LAW["gn"], LAW["gt"]))
     log("  tc = %.6g s (pair), dt = tc/50 = %.6g s, skin = %g m (%.2g d), lattice spacing %.2g d, periodic x y, "
         "floor z = 0" % (TC, DT, SKIN, SKIN / D, SPACING / D))
     log("  mmdem: %s" % mmdem)
@@ -610,8 +631,8 @@ def main():
             log("single-process target (mmdem/LAMMPS >= 1.0; wall | CPU): " + ", ".join(
                 "%s %.2f | %s %s" % (nm, q, e(qc, "%.2f"), "met" if min(q, qc or q) >= 1.0 else
                                      ("NOT met" if max(q, qc or q) < 1.0 else "unclear")) for nm, q, qc in targets))
-    json.dump(dict(date=time.strftime("%Y-%m-%d %H:%M:%S"), mmdem=mmdem, lammps=lmp, dt=DT, skin=SKIN, kn=KN,
-                   gamma_n=GN, bed_warmup=bed[1] + bed[2] if bed else None, rows=rows),
+    json.dump(dict(date=time.strftime("%Y-%m-%d %H:%M:%S"), mmdem=mmdem, lammps=lmp, dt=DT, skin=SKIN, law=LAW["name"],
+                   kn=LAW["kn"], gamma_n=LAW["gn"], bed_warmup=bed[1] + bed[2] if bed else None, rows=rows),
               open(results_file, "w"), indent=1)
     log("")
     log("results in %s; runs under %s; total %.0f s" % (os.path.relpath(results_file, ROOT),

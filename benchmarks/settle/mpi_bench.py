@@ -105,7 +105,7 @@ def run_lammps(lmp, case_dir, ranks, pts, lx, ly, lz, steps):
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     B.write_lammps_data(os.path.join(d, "bodies.data"), pts, lx, ly, lz, "settle benchmark, %d spheres" % len(pts))
-    var = dict(data="bodies.data", kn=B.KN, kt=B.KT, gn=B.GN, gt=B.GT, mu=B.MU, g=B.G, skin=B.SKIN, dt=B.DT, ramp=0,
+    var = dict(data="bodies.data", model="hooke", kn=B.KN, kt=B.KT, gn=B.GN, gt=B.GT, mu=B.MU, g=B.G, skin=B.SKIN, dt=B.DT, ramp=0,
                hold=0, steps=steps, thermo=B.THERMO)
     cmd = [lmp, "-in", os.path.join(HERE, "in.settle.lmp"), "-log", "log.lammps", "-screen", "none", "-nocite"]
     for k, v in var.items():

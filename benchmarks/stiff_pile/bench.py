@@ -7,8 +7,9 @@ its wall_s column is the wall time to rest (thermo.csv's wall clock since the st
 its step column the step count; newton_total and ksp_total (newmark) the Newton and the linear
 (GMRES) iterations up to it.
 Runs: verlet with dt = dt_fraction * tc (dt: auto; default 0.2 tc, where tc is mmdem's shortest
-collision time); newmark with beta 0.3025, gamma 0.6 (numerical damping of the contact modes
-that a step far above tc cannot resolve), starting at dt = tc, growing up to dt_max = 50 x the
+collision time); newmark by default with beta 0.3025, gamma 0.6 (numerical damping of the contact
+modes that a step far above tc cannot resolve; --beta 0.3 --gamma 0.5 runs the paper's defaults,
+which have none), starting at dt = tc, growing up to dt_max = 50 x the
 explicit critical dt (2 tc / pi), at most 15 Newton iterations per solve (max_iterations: a
 solve that has not converged by then rarely does, and the step is retried with dt/2 anyway;
 measured at N = 100 up to t = 0.025 s: 2973 instead of 6395 Newton iterations, the same 96-100
@@ -20,8 +21,9 @@ pile whose spheres keep rolling - Hertz-Mindlin has no rolling resistance - may 
 above the rest threshold).
 
 Usage: /usr/bin/python3 benchmarks/stiff_pile/bench.py [--n 2000] [--end 1.0] [--mmdem build/mmdem]
-       [--only verlet|newmark] [--fraction 0.2] [--timeout 1800] [--rest 1e-8]
-Writes benchmarks/stiff_pile/results.txt (the table printed). benchmarks/run.sh (make bench)
+       [--only verlet|newmark] [--fraction 0.2] [--timeout 1800] [--rest 1e-8] [--beta 0.3025]
+       [--gamma 0.6] [--results FILE] [--keep DIR]
+Writes benchmarks/stiff_pile/results.txt (or --results FILE; the table printed). benchmarks/run.sh (make bench)
 runs it with STIFF_PILE_N (default 2000; 0 skips it) and STIFF_PILE_TIMEOUT (default 1800).
 """
 import argparse
@@ -43,6 +45,9 @@ ap.add_argument("--fraction", type=float, default=0.2)
 ap.add_argument("--keep", default="")
 ap.add_argument("--timeout", type=float, default=1800.0)
 ap.add_argument("--rest", type=float, default=1e-8)
+ap.add_argument("--beta", type=float, default=0.3025)
+ap.add_argument("--gamma", type=float, default=0.6)
+ap.add_argument("--results", default=os.path.join(here, "results.txt"))
 a = ap.parse_args()
 
 R = 0.001
@@ -73,7 +78,7 @@ if not m:
 tc = float(m.group(1))
 dtc = 2 * tc / math.pi
 runs = [("verlet", "{type: verlet, dt: auto, dt_fraction: %r}" % a.fraction, 200),
-        ("newmark", "{type: newmark, dt: %r, dt_max: %r, beta: 0.3025, gamma: 0.6, max_iterations: 15}" % (tc, 50 * dtc), 5)]
+        ("newmark", "{type: newmark, dt: %r, dt_max: %r, beta: %r, gamma: %r, max_iterations: 15}" % (tc, 50 * dtc, a.beta, a.gamma), 5)]
 rows = []
 for name, integ, every in runs:
     if a.only and a.only != name:
@@ -108,7 +113,7 @@ for name, integ, every in runs:
         r = th[rest]
         rows.append((name, r["wall_s"], r["step"], r.get("newton_total", "-"), r.get("ksp_total", "-"), last["wall_s"], r["time"], kend, rc))
 lines = ["stiff_pile: N = %d spheres, tc = %.4g s, explicit critical dt 2 tc/pi = %.4g s, end_time %g s, rest: KE < %g of its peak"
-         % (a.n, tc, dtc, a.end, a.rest),
+         % (a.n, tc, dtc, a.end, a.rest) + ("; newmark beta %g, gamma %g" % (a.beta, a.gamma) if a.only != "verlet" else ""),
          "%-8s %14s %10s %12s %12s %12s %12s %11s %5s" % ("integ", "wall_to_rest_s", "steps", "newton_its", "ksp_its", "wall_total_s", "t_rest_s", "ke_end/peak", "exit"),
          "(a run not at rest: steps, newton_its, ksp_its, t_rest_s are those of its last row)"]
 for r in rows:
@@ -116,4 +121,4 @@ for r in rows:
 if len(rows) == 2 and rows[0][1] != "--" and rows[1][1] != "--":
     lines.append("speed-up newmark / verlet (wall to rest): %.2f (goal >= 3)" % (float(rows[0][1]) / float(rows[1][1])))
 print("\n".join(lines))
-open(os.path.join(here, "results.txt"), "w").write("\n".join(lines) + "\n")
+open(a.results, "w").write("\n".join(lines) + "\n")

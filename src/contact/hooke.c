@@ -32,37 +32,45 @@
 #include "hooke.h"
 
 #define DEMCONTACTHOOKE "hooke"
+#define DEMCONTACTHERTZ "hertz"
 
 
 static PetscErrorCode DemContactLawSetFromConfig_Hooke(DemContactLaw law, DemNode cfg, const DemMaterialPair *mp)
 {
   DemContactLaw_Hooke *hk     = (DemContactLaw_Hooke *)law->data;
   const char *const    keys[] = {"kn", "kt", "gamma_n", "gamma_t", "restitution", "mu", "mu_s", "mu_d", NULL};
+  const char          *lname  = hk->hertz ? DEMCONTACTHERTZ : DEMCONTACTHOOKE;
   PetscReal            e      = 1;
   PetscBool            set, has_gn, has_e;
 
   PetscFunctionBegin;
-  if (!cfg) return DemNodeError(NULL, "kn is required for law hooke: add params: {kn: ...} (normal stiffness, N/m) to the contact entry");
+  if (!cfg) return DemNodeError(NULL, "kn is required for law %s: add params: {kn: ...} (normal stiffness, %s) to the contact entry", lname, hk->hertz ? "N/m^2" : "N/m");
   PetscCall(DemNodeAllowKeys(cfg, keys));
-  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTHOOKE, "kn", 0, PETSC_TRUE, PETSC_MAX_REAL, PETSC_FALSE, &hk->kn, &set));
-  DemNodeCheck(cfg, set, "kn is required for law hooke (normal stiffness, N/m, > 0)");
+  PetscCall(DemLawParamReal_Private(cfg, lname, "kn", 0, PETSC_TRUE, PETSC_MAX_REAL, PETSC_FALSE, &hk->kn, &set));
+  DemNodeCheck(cfg, set, "kn is required for law %s (normal stiffness, %s, > 0)", lname, hk->hertz ? "N/m^2" : "N/m");
   hk->kt = 2.0 / 7.0 * hk->kn;
-  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTHOOKE, "kt", 0, PETSC_TRUE, PETSC_MAX_REAL, PETSC_FALSE, &hk->kt, &set));
+  PetscCall(DemLawParamReal_Private(cfg, lname, "kt", 0, PETSC_TRUE, PETSC_MAX_REAL, PETSC_FALSE, &hk->kt, &set));
   hk->gamma_n = 0;
-  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTHOOKE, "gamma_n", 0, PETSC_FALSE, PETSC_MAX_REAL, PETSC_FALSE, &hk->gamma_n, &has_gn));
+  PetscCall(DemLawParamReal_Private(cfg, lname, "gamma_n", 0, PETSC_FALSE, PETSC_MAX_REAL, PETSC_FALSE, &hk->gamma_n, &has_gn));
   hk->gamma_t = 0;
-  PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTHOOKE, "gamma_t", 0, PETSC_FALSE, PETSC_MAX_REAL, PETSC_FALSE, &hk->gamma_t, &hk->has_gamma_t));
+  PetscCall(DemLawParamReal_Private(cfg, lname, "gamma_t", 0, PETSC_FALSE, PETSC_MAX_REAL, PETSC_FALSE, &hk->gamma_t, &hk->has_gamma_t));
+  if (hk->hertz) { /* the linear law's restitution formula does not hold for the hertz form */
+    DemNode rn = NULL;
+    PetscCall(DemNodeGet(cfg, "restitution", &rn));
+    DemNodeCheck(rn, !rn, "law hertz: restitution is not accepted (the damped Hertz contact has no closed-form restitution); give gamma_n [1/(s m)] (LAMMPS gran/hertz/history's gamma_n), 0 for none");
+    DemNodeCheck(cfg, has_gn, "gamma_n is required for law hertz (normal damping [1/(s m)], >= 0; LAMMPS gran/hertz/history's gamma_n)");
+  }
   if (has_gn) {
-    PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTHOOKE, "restitution", 0, PETSC_TRUE, 1, PETSC_FALSE, &e, &has_e));
-    DemNodeCheck(cfg, !has_e, "law hooke: give either gamma_n or restitution, not both");
+    PetscCall(DemLawParamReal_Private(cfg, lname, "restitution", 0, PETSC_TRUE, 1, PETSC_FALSE, &e, &has_e));
+    DemNodeCheck(cfg, !has_e, "law %s: give either gamma_n or restitution, not both", lname);
     hk->from_e = PETSC_FALSE;
     hk->zeta   = 0;
   } else {
-    PetscCall(DemLawRestitution_Private(cfg, DEMCONTACTHOOKE, mp, &e, &has_e));
+    PetscCall(DemLawRestitution_Private(cfg, lname, mp, &e, &has_e));
     hk->from_e = PETSC_TRUE;
     hk->zeta   = DemDampingRatio_Private(e);
   }
-  PetscCall(DemLawFriction_Private(cfg, DEMCONTACTHOOKE, "mu", mp, &hk->mu_s, &hk->mu_d));
+  PetscCall(DemLawFriction_Private(cfg, lname, "mu", mp, &hk->mu_s, &hk->mu_d));
   law->mp = *mp;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -75,7 +83,7 @@ static PetscErrorCode DemContactLawCompute_Hooke(DemContactLaw law, const DemCon
   for (PetscInt i = 0; i < batch->n; i++) {
     PetscReal *h = batch->hist[i] >= 0 ? batch->history + batch->hist[i] * batch->histsize : NULL;
     PetscReal  fdamp[3], es;
-    DemHookeContact_Private(hk, batch->nrm + 3 * i, batch->vrel + 3 * i, batch->gap[i], batch->meff[i], h, dt, commit, &out->fn[i], out->ft + 3 * i, &out->dfn_dgap[i], &out->cn[i], &out->kt[i], &out->energy[i], &out->dissip[i], &out->slip[i], fdamp, &es);
+    DemHookeContact_Private(hk, batch->nrm + 3 * i, batch->vrel + 3 * i, batch->gap[i], batch->meff[i], hk->hertz ? batch->reff[i] : 0, hk->hertz, h, dt, commit, &out->fn[i], out->ft + 3 * i, &out->dfn_dgap[i], &out->cn[i], &out->kt[i], &out->energy[i], &out->dissip[i], &out->slip[i], fdamp, &es);
     if (out->fdamp) out->fdamp[3 * i] = fdamp[0], out->fdamp[3 * i + 1] = fdamp[1], out->fdamp[3 * i + 2] = fdamp[2];
     if (out->eslip) out->eslip[i] = es;
   }
@@ -88,9 +96,15 @@ static PetscErrorCode DemContactLawCriticalDt_Hooke(DemContactLaw law, PetscReal
   PetscReal                  w2, gn, d;
 
   PetscFunctionBegin;
-  (void)r_eff;
-  (void)v_rel;
   PetscCheck(m_eff > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "law hooke: effective mass must be > 0, got %g", (double)m_eff);
+  if (hk->hertz) { /* the undamped Hertz collision of F = K delta^(3/2), K = kn sqrt(r_eff), at
+                      approach speed v_rel (floored as hertz_mindlin.c): tc = 2 I delta_max / v,
+                      delta_max = (5 m v^2 / (4 K))^(2/5), I = int_0^1 (1 - x^(5/2))^(-1/2) dx
+                      = sqrt(pi) Gamma(7/5) / Gamma(9/10) = 1.4716 */
+    const PetscReal v = v_rel > PETSC_SMALL ? v_rel : PETSC_SMALL, K = hk->kn * PetscSqrtReal(r_eff > 0 ? r_eff : PETSC_SMALL);
+    *dt = 2 * 1.47162 * PetscPowReal(1.25 * m_eff * v * v / K, 0.4) / v;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   w2  = hk->kn / m_eff;
   gn  = hk->from_e ? 2 * hk->zeta * PetscSqrtReal(w2) : hk->gamma_n;
   d   = w2 - 0.25 * gn * gn;
@@ -129,3 +143,18 @@ PetscErrorCode DemContactLawCreate_Hooke(DemContactLaw law)
 }
 
 DEM_STYLE(contact, "hooke", DemContactLawCreate_Hooke)
+
+/*
+  DemContactLawCreate_Hertz - constructor of the "hertz" law: law hooke's keys and code with
+  every spring and dashpot scaled by sqrt(delta r_eff) (hooke.h; LAMMPS gran/hertz/history):
+  kn [N/m^2], kt [N/m^2], gamma_n (required) and gamma_t [1/(s m)] in that convention.
+*/
+PetscErrorCode DemContactLawCreate_Hertz(DemContactLaw law)
+{
+  PetscFunctionBegin;
+  PetscCall(DemContactLawCreate_Hooke(law));
+  ((DemContactLaw_Hooke *)law->data)->hertz = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+DEM_STYLE(contact, "hertz", DemContactLawCreate_Hertz)

@@ -10,6 +10,7 @@ typedef struct {
   PetscReal kn, kt, gamma_n, gamma_t, zeta, mu_s, mu_d;
   PetscBool from_e;      /* gamma_n = 2 zeta sqrt(kn/m) per contact */
   PetscBool has_gamma_t; /* else gamma_t = gamma_n / 2 */
+  PetscBool hertz;       /* law `hertz`: springs and dashpots scaled by sqrt(delta r_eff) */
   /* the fused kernel's sphere/sphere pairs: those touching at this evaluation (touch), and one
      byte per pair telling whether it touched at the last committed evaluation (was, valid for
      the list, step and history array recorded), so that only the pairs that came apart need
@@ -23,13 +24,17 @@ typedef struct {
 
 /*
   DemHookeContact_Private - one contact: normal n (b to a), relative velocity v of a w.r.t. b
-  at the contact point, signed gap, effective mass m, history slot h (or NULL). Outputs as the
-  columns of DemContactForces. A contact with gap >= 0 gives zeros (and forgets its history
-  on commit).
+  at the contact point, signed gap, effective mass m, effective radius reff (read by the hertz
+  form only), history slot h (or NULL). Outputs as the columns of DemContactForces. A contact
+  with gap >= 0 gives zeros (and forgets its history on commit). `hertz` (a compile-time
+  constant in the fused kernels) selects law `hertz`: kn, kt and both dashpots multiplied by
+  p = sqrt(delta reff), so fn = kn sqrt(reff) delta^(3/2) - m gamma_n p vn (the LAMMPS
+  gran/hertz/history convention), stored normal energy 2/5 kn p delta^2 (the integral of fn's
+  spring part), dfn/dgap = -3/2 kn p + 1/2 m gamma_n (p / delta) vn.
 */
-static inline __attribute__((always_inline)) void DemHookeContact_Private(const DemContactLaw_Hooke *hk, const PetscReal n[3], const PetscReal v[3], PetscReal gap, PetscReal m, PetscReal *h, PetscReal dt, PetscBool commit, PetscReal *fn_, PetscReal ft[3], PetscReal *dfn, PetscReal *cn_, PetscReal *kt_, PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
+static inline __attribute__((always_inline)) void DemHookeContact_Private(const DemContactLaw_Hooke *hk, const PetscReal n[3], const PetscReal v[3], PetscReal gap, PetscReal m, PetscReal reff, const int hertz, PetscReal *h, PetscReal dt, PetscBool commit, PetscReal *fn_, PetscReal ft[3], PetscReal *dfn, PetscReal *cn_, PetscReal *kt_, PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
 {
-  PetscReal delta, gn, gt, cn, ct, vn, fn, et, dtt, fdt[3], es;
+  PetscReal delta, gn, gt, cn, ct, vn, fn, et, dtt, fdt[3], es, kn = hk->kn, kt = hk->kt, p = 1;
 
   if (!(gap < 0)) {
     *fn_ = *dfn = *cn_ = *kt_ = *energy = *dissip = *eslip = 0;
@@ -41,16 +46,20 @@ static inline __attribute__((always_inline)) void DemHookeContact_Private(const 
   delta = -gap;
   gn    = hk->from_e ? 2 * hk->zeta * PetscSqrtReal(hk->kn / m) : hk->gamma_n;
   gt    = hk->has_gamma_t ? hk->gamma_t : 0.5 * gn;
+  if (hertz) {
+    p  = PetscSqrtReal(delta * reff);
+    kn = kn * p, kt = kt * p, gn = gn * p, gt = gt * p;
+  }
   cn    = m * gn;
   ct    = m * gt;
   vn    = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
-  fn    = hk->kn * delta - cn * vn;
-  DemFrictionSpring_Private(n, v, dt, hk->kt, ct, fn, hk->mu_s, hk->mu_d, h, commit, ft, &et, &dtt, slip, fdt, &es);
+  fn    = kn * delta - cn * vn;
+  DemFrictionSpring_Private(n, v, dt, kt, ct, fn, hk->mu_s, hk->mu_d, h, commit, ft, &et, &dtt, slip, fdt, &es);
   *fn_    = fn;
-  *dfn    = -hk->kn;
+  *dfn    = hertz ? -1.5 * kn + 0.5 * cn * vn / delta : -kn;
   *cn_    = cn;
-  *kt_    = hk->kt;
-  *energy = 0.5 * hk->kn * delta * delta + et;
+  *kt_    = kt;
+  *energy = (hertz ? 0.4 : 0.5) * kn * delta * delta + et;
   *dissip = cn * vn * vn + dtt;
   for (int j = 0; j < 3; j++) fdamp[j] = -cn * vn * n[j] + fdt[j]; /* normal and tangential dashpots */
   *eslip = es;

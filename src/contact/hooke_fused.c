@@ -63,7 +63,7 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscI
   return nt;
 }
 
-static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int commit, const int periodic, const int withfd, const int withdr, const int withpe, DemFusedSums *sum)
+static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int commit, const int periodic, const int withfd, const int withdr, const int withpe, const int hertz, DemFusedSums *sum)
 {
   PetscReal pe = 0, es_sum = 0, dr = 0;
   /* the law's parameters in a local copy: the compiler keeps them in registers instead of
@@ -105,7 +105,7 @@ static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemConta
     }
     imab = im[a] + im[b];
     m    = imab > 0 ? 1.0 / imab : PETSC_MAX_REAL;
-    DemHookeContact_Private(&law, n, vr, gap, m, h, dt, commit, &fn, ft, &dfn, &cn, &kt, &en, &dis, &slip, D, &es);
+    DemHookeContact_Private(&law, n, vr, gap, m, hertz ? ra * rb / (ra + rb) : 0, hertz, h, dt, commit, &fn, ft, &dfn, &cn, &kt, &en, &dis, &slip, D, &es);
     /* forces: F = fn n + ft on a, -F on b; torques -sa n x ft on a, -sb n x ft on b */
     f[3 * a] += fn * n[0] + ft[0];
     f[3 * a + 1] += fn * n[1] + ft[1];
@@ -138,12 +138,125 @@ static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemConta
 }
 
 /*
+  The sphere/sphere contacts of an explicit step (commit, with fd/td, no power column, law
+  hooke), in blocks of DEM_VB contacts: (1) gather each contact's inputs (positions, radii,
+  velocities, history) into small arrays, (2) compute every contact of the block in one loop of
+  fixed trip count without branches (selects instead), which the compiler vectorises (4
+  contacts per AVX2 instruction in the V3 copy), (3) scatter the forces, torques and history.
+  The arithmetic is DemHookeContact_Private's and DemFrictionSpring_Private's (hooke.h,
+  friction.h) written branch-free: each select takes the value the scalar code's branch would
+  compute (a lane's unused side may be inf or NaN and is discarded). The tail block is padded
+  with harmless dummy contacts whose results are not scattered.
+*/
+#define DEM_VB 16
+
+static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, DemFusedSums *sum)
+{
+  const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
+  const int       has_gt = hk->has_gamma_t ? 1 : 0, kt_pos = kt > 0;
+  PetscReal       pe = 0, es_sum = 0;
+
+  for (PetscInt i0 = 0; i0 < nt; i0 += DEM_VB) {
+    const PetscInt nb = nt - i0 < DEM_VB ? nt - i0 : DEM_VB;
+    PetscReal      d0[DEM_VB], d1[DEM_VB], d2[DEM_VB], rA[DEM_VB], rB[DEM_VB], u0[DEM_VB], u1[DEM_VB], u2[DEM_VB];
+    PetscReal      wa0[DEM_VB], wa1[DEM_VB], wa2[DEM_VB], wb0[DEM_VB], wb1[DEM_VB], wb2[DEM_VB], imab[DEM_VB];
+    PetscReal      h0[DEM_VB], h1[DEM_VB], h2[DEM_VB], h3[DEM_VB];
+    PetscReal      F0[DEM_VB], F1[DEM_VB], F2[DEM_VB], C0[DEM_VB], C1[DEM_VB], C2[DEM_VB], SA[DEM_VB], SB[DEM_VB];
+    PetscReal      D0[DEM_VB], D1[DEM_VB], D2[DEM_VB], E0[DEM_VB], E1[DEM_VB], E2[DEM_VB], EN[DEM_VB], ES[DEM_VB];
+
+    /* (1) gather; the padding lanes get two unit spheres 1 apart along z, at rest */
+    for (PetscInt j = 0; j < DEM_VB; j++) {
+      if (j < nb) {
+        const PetscInt k = touch[i0 + j];
+        const size_t   a = (size_t)A[k], b = (size_t)B[k];
+        const PetscReal *hh = hist + DEM_FRICTION_HISTSIZE * k;
+        d0[j] = x[3 * a] - x[3 * b];
+        d1[j] = x[3 * a + 1] - x[3 * b + 1];
+        d2[j] = x[3 * a + 2] - x[3 * b + 2];
+        if (periodic) {
+          const PetscReal *sh = tbl[S[k]];
+          d0[j] -= sh[0], d1[j] -= sh[1], d2[j] -= sh[2];
+        }
+        rA[j] = rad[a], rB[j] = rad[b];
+        u0[j] = v[3 * a] - v[3 * b], u1[j] = v[3 * a + 1] - v[3 * b + 1], u2[j] = v[3 * a + 2] - v[3 * b + 2];
+        wa0[j] = w[3 * a], wa1[j] = w[3 * a + 1], wa2[j] = w[3 * a + 2];
+        wb0[j] = w[3 * b], wb1[j] = w[3 * b + 1], wb2[j] = w[3 * b + 2];
+        imab[j] = im[a] + im[b];
+        h0[j] = hh[0], h1[j] = hh[1], h2[j] = hh[2], h3[j] = hh[3];
+      } else {
+        d0[j] = d1[j] = 0, d2[j] = 1, rA[j] = rB[j] = 1;
+        u0[j] = u1[j] = u2[j] = wa0[j] = wa1[j] = wa2[j] = wb0[j] = wb1[j] = wb2[j] = 0;
+        imab[j] = 1, h0[j] = h1[j] = h2[j] = h3[j] = 0;
+      }
+    }
+    /* (2) the contacts of the block, branch-free */
+    for (PetscInt j = 0; j < DEM_VB; j++) {
+      const PetscReal r2 = d0[j] * d0[j] + d1[j] * d1[j] + d2[j] * d2[j], dist = PetscSqrtReal(r2);
+      const PetscReal invd = 1.0 / (dist > 0 ? dist : 1.0), inv = dist > 0 ? invd : 0.0;
+      const PetscReal n0 = d0[j] * inv, n1 = d1[j] * inv, n2 = dist > 0 ? d2[j] * inv : 1.0;
+      const PetscReal gap = dist - (rA[j] + rB[j]), sa = rA[j] + 0.5 * gap, sb = rB[j] + 0.5 * gap;
+      const PetscReal q0 = sa * wa0[j] + sb * wb0[j], q1 = sa * wa1[j] + sb * wb1[j], q2 = sa * wa2[j] + sb * wb2[j];
+      const PetscReal vr0 = u0[j] - (q1 * n2 - q2 * n1), vr1 = u1[j] - (q2 * n0 - q0 * n2), vr2 = u2[j] - (q0 * n1 - q1 * n0);
+      const PetscReal minv = 1.0 / (imab[j] > 0 ? imab[j] : 1.0), m = imab[j] > 0 ? minv : PETSC_MAX_REAL;
+      const PetscReal gn = from_e ? z2 * PetscSqrtReal(kn / m) : gnc, gt = has_gt ? gtc : 0.5 * gn; /* from_e: a compile-time constant */
+      const PetscReal cn = m * gn, ct = m * gt, delta = -gap;
+      const PetscReal vn = vr0 * n0 + vr1 * n1 + vr2 * n2, fn = kn * delta - cn * vn;
+      /* friction.h: the spring rotated into the tangent plane, keeping its magnitude */
+      const PetscReal s2 = h0[j] * h0[j] + h1[j] * h1[j] + h2[j] * h2[j], sn = h0[j] * n0 + h1[j] * n1 + h2[j] * n2;
+      const PetscReal p0 = h0[j] - sn * n0, p1 = h1[j] - sn * n1, p2 = h2[j] - sn * n2, sr2 = p0 * p0 + p1 * p1 + p2 * p2;
+      const PetscReal rr0 = PetscSqrtReal(s2 / (sr2 > 0 ? sr2 : 1.0)), rr = ((s2 > 0) & (sr2 > 1e-24 * s2)) ? rr0 : 0.0;
+      const PetscReal so0 = s2 > 0 ? p0 * rr : 0.0, so1 = s2 > 0 ? p1 * rr : 0.0, so2 = s2 > 0 ? p2 * rr : 0.0;
+      const PetscReal vt0 = vr0 - vn * n0, vt1 = vr1 - vn * n1, vt2 = vr2 - vn * n2;
+      const PetscReal st0 = so0 + vt0 * dt, st1 = so1 + vt1 * dt, st2 = so2 + vt2 * dt;
+      const PetscReal fv0 = -kt * st0 - ct * vt0, fv1 = -kt * st1 - ct * vt1, fv2 = -kt * st2 - ct * vt2;
+      const PetscReal f2 = fv0 * fv0 + fv1 * fv1 + fv2 * fv2, mu = h3[j] > 0.5 ? mu_d : mu_s, flim = mu * (fn > 0 ? fn : 0.0);
+      const int       atl = f2 > flim * flim;
+      const PetscReal cl = flim / PetscSqrtReal(f2 > 0 ? f2 : 1.0), c = atl ? (flim > 0 ? cl : 0.0) : 1.0;
+      const PetscReal ft0 = atl ? c * fv0 : fv0, ft1 = atl ? c * fv1 : fv1, ft2 = atl ? c * fv2 : fv2;
+      const PetscReal cs = atl ? (kt_pos ? c : 0.0) : 1.0;
+      const PetscReal s0 = cs * st0, s1 = cs * st1, s2n = cs * st2;
+      const PetscReal es = atl ? 0.5 * kt * ((so0 + s0) * (st0 - s0) + (so1 + s1) * (st1 - s1) + (so2 + s2n) * (st2 - s2n)) : 0.0;
+      const PetscReal fdt0 = atl ? ft0 + kt * s0 : -ct * vt0, fdt1 = atl ? ft1 + kt * s1 : -ct * vt1, fdt2 = atl ? ft2 + kt * s2n : -ct * vt2;
+      const PetscReal dd0 = -cn * vn * n0 + fdt0, dd1 = -cn * vn * n1 + fdt1, dd2 = -cn * vn * n2 + fdt2;
+      F0[j] = fn * n0 + ft0, F1[j] = fn * n1 + ft1, F2[j] = fn * n2 + ft2;
+      C0[j] = n1 * ft2 - n2 * ft1, C1[j] = n2 * ft0 - n0 * ft2, C2[j] = n0 * ft1 - n1 * ft0;
+      D0[j] = dd0, D1[j] = dd1, D2[j] = dd2;
+      E0[j] = n1 * dd2 - n2 * dd1, E1[j] = n2 * dd0 - n0 * dd2, E2[j] = n0 * dd1 - n1 * dd0;
+      SA[j] = sa, SB[j] = sb;
+      h0[j] = s0, h1[j] = s1, h2[j] = s2n, h3[j] = atl ? 1.0 : 0.0;
+      EN[j] = withpe ? 0.5 * kn * delta * delta + 0.5 * kt * (s0 * s0 + s1 * s1 + s2n * s2n) : 0.0;
+      ES[j] = es;
+    }
+    /* (3) scatter, in the order of the pairs */
+    for (PetscInt j = 0; j < nb; j++) {
+      const PetscInt k = touch[i0 + j];
+      const size_t   a = (size_t)A[k], b = (size_t)B[k];
+      PetscReal *restrict hh = hist + DEM_FRICTION_HISTSIZE * k;
+      f[3 * a] += F0[j], f[3 * a + 1] += F1[j], f[3 * a + 2] += F2[j];
+      f[3 * b] -= F0[j], f[3 * b + 1] -= F1[j], f[3 * b + 2] -= F2[j];
+      t[3 * a] -= SA[j] * C0[j], t[3 * a + 1] -= SA[j] * C1[j], t[3 * a + 2] -= SA[j] * C2[j];
+      t[3 * b] -= SB[j] * C0[j], t[3 * b + 1] -= SB[j] * C1[j], t[3 * b + 2] -= SB[j] * C2[j];
+      fd[3 * a] += D0[j], fd[3 * a + 1] += D1[j], fd[3 * a + 2] += D2[j];
+      fd[3 * b] -= D0[j], fd[3 * b + 1] -= D1[j], fd[3 * b + 2] -= D2[j];
+      td[3 * a] -= SA[j] * E0[j], td[3 * a + 1] -= SA[j] * E1[j], td[3 * a + 2] -= SA[j] * E2[j];
+      td[3 * b] -= SB[j] * E0[j], td[3 * b + 1] -= SB[j] * E1[j], td[3 * b + 2] -= SB[j] * E2[j];
+      hh[0] = h0[j], hh[1] = h1[j], hh[2] = h2[j], hh[3] = h3[j];
+      if (withpe) pe += EN[j];
+      es_sum += ES[j];
+    }
+  }
+  sum->pe += pe;
+  sum->es += es_sum;
+  sum->nc += nt;
+}
+
+/*
   One sphere/sphere batch: the filter, then the contacts, in the variant of the flags (each
   specialised at compile time). Compiled twice (dem_isa.h): for the baseline x86-64 and, called
   when the processor has them, with AVX2 and FMA (fused multiply-adds: about a fifth fewer
   instructions in this kernel; results differ from the baseline build in the last bits).
 */
-static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, DemFusedSums *sum)
+static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
 {
   PetscInt nt0, nt, n0 = npair;
 
@@ -167,17 +280,41 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(
     if (known) nt += DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, 1, 1, 1);
     else nt += DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, commit, 0, 1);
   }
-#define DEM_HOOKE_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, sum)
+#define DEM_HOOKE_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 0, sum)
   /* explicit steps commit and want fd (verlet), and book dissipation from fd and td, not
      from the power column: those variants are specialised and skip the power, and the stored
-     energy too on steps whose pe_contact no output reads (withpe 0); the rest not */
-  if (commit && withfd) {
-    if (withpe) DEM_HOOKE_SS(nt0, touch, 1, 0, 1, 0, 1);
-    else DEM_HOOKE_SS(nt0, touch, 1, 0, 1, 0, 0);
-    if (nt > nt0) {
-      if (withpe) DEM_HOOKE_SS(nt - nt0, touch + nt0, 1, 1, 1, 0, 1);
-      else DEM_HOOKE_SS(nt - nt0, touch + nt0, 1, 1, 1, 0, 0);
+     energy too on steps whose pe_contact no output reads (withpe 0); the rest not. Law
+     `hertz` takes the general variants (with its scaling compiled in) */
+  if (hertz) {
+#define DEM_HERTZ_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 1, sum)
+    if (commit && withfd) {
+      DEM_HERTZ_SS(nt0, touch, 1, 0, 1, 0, 1);
+      if (nt > nt0) DEM_HERTZ_SS(nt - nt0, touch + nt0, 1, 1, 1, 0, 1);
+    } else {
+      DEM_HERTZ_SS(nt0, touch, commit, 0, withfd, 1, 1);
+      if (nt > nt0) DEM_HERTZ_SS(nt - nt0, touch + nt0, commit, 1, withfd, 1, 1);
     }
+#undef DEM_HERTZ_SS
+  } else if (commit && withfd) {
+#define DEM_HOOKE_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, sum)
+    /* the variants: periodic pairs or not, stored energy wanted or not, gamma_n from the
+       restitution or given */
+    if (hk->from_e) {
+      if (withpe) DEM_HOOKE_SSV(nt0, touch, 0, 1, 1);
+      else DEM_HOOKE_SSV(nt0, touch, 0, 0, 1);
+      if (nt > nt0) {
+        if (withpe) DEM_HOOKE_SSV(nt - nt0, touch + nt0, 1, 1, 1);
+        else DEM_HOOKE_SSV(nt - nt0, touch + nt0, 1, 0, 1);
+      }
+    } else {
+      if (withpe) DEM_HOOKE_SSV(nt0, touch, 0, 1, 0);
+      else DEM_HOOKE_SSV(nt0, touch, 0, 0, 0);
+      if (nt > nt0) {
+        if (withpe) DEM_HOOKE_SSV(nt - nt0, touch + nt0, 1, 1, 0);
+        else DEM_HOOKE_SSV(nt - nt0, touch + nt0, 1, 0, 0);
+      }
+    }
+#undef DEM_HOOKE_SSV
   } else {
     DEM_HOOKE_SS(nt0, touch, commit, 0, withfd, 1, 1);
     if (nt > nt0) DEM_HOOKE_SS(nt - nt0, touch + nt0, commit, 1, withfd, 1, 1);
@@ -186,15 +323,15 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(
   return nt;
 }
 
-static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, DemFusedSums *sum)
+static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, sum);
 }
 
 #if DEM_HAVE_ISA_V3
-DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, DemFusedSums *sum)
+DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, sum);
 }
 #endif
 
@@ -235,7 +372,7 @@ static PetscErrorCode DemHookeFusedSP(const DemContactLaw_Hooke *hk, DemSim sim,
       const PetscReal imab = bs->inv_m[a] + bs->inv_m[b];
       m = imab > 0 ? 1.0 / imab : PETSC_MAX_REAL;
     }
-    DemHookeContact_Private(hk, n, vr, gap, m, h, dt, commit, &fn, ft, &dfn, &cn, &kt, &en, &dis, &slip, D, &es);
+    DemHookeContact_Private(hk, n, vr, gap, m, bs->radius[a], hk->hertz, h, dt, commit, &fn, ft, &dfn, &cn, &kt, &en, &dis, &slip, D, &es);
     for (int j = 0; j < 3; j++) F[j] = fn * n[j] + ft[j];
     f[3 * a] += F[0], f[3 * a + 1] += F[1], f[3 * a + 2] += F[2];
     f[3 * b] -= F[0], f[3 * b + 1] -= F[1], f[3 * b + 2] -= F[2];
@@ -310,10 +447,10 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
        step's on this same list (no rebuild, no generic-pipeline step, no restart in between) */
     known = (commit && hw->prev_valid && hw->prev_step == sim->step - 1 && hw->prev_builds == sim->nl.nbuilds && hw->prev_npair == pb->n && hw->prev_pair0 == pb->pair[0] && hw->prev_hist == sim->nl.history) ? PETSC_TRUE : PETSC_FALSE;
 #if DEM_HAVE_ISA_V3
-    if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, &sum);
+    if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, &sum);
     else
 #endif
-      nt = DemHookeFusedBatch_Generic(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, &sum);
+      nt = DemHookeFusedBatch_Generic(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, &sum);
     (void)nt;
     if (commit) { /* was[] now describes this evaluation */
       hw->prev_valid  = PETSC_TRUE;

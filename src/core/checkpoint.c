@@ -63,9 +63,9 @@
 static uint32_t dem_crc_table[8][256];
 static int      dem_crc_ready = 0;
 
-static uint32_t DemCrc32(const unsigned char *p, size_t n)
+/* the CRC register c advanced over n bytes (no initial or final inversion: DemCrc32) */
+static uint32_t DemCrc32Update(uint32_t c, const unsigned char *p, size_t n)
 {
-  uint32_t c = 0xFFFFFFFFu;
   if (!dem_crc_ready) {
     for (uint32_t k = 0; k < 256; k++) {
       uint32_t r = k;
@@ -81,13 +81,28 @@ static uint32_t DemCrc32(const unsigned char *p, size_t n)
     c = dem_crc_table[7][lo & 0xFFu] ^ dem_crc_table[6][(lo >> 8) & 0xFFu] ^ dem_crc_table[5][(lo >> 16) & 0xFFu] ^ dem_crc_table[4][lo >> 24] ^ dem_crc_table[3][p[4]] ^ dem_crc_table[2][p[5]] ^ dem_crc_table[1][p[6]] ^ dem_crc_table[0][p[7]];
   }
   for (; n > 0; n--, p++) c = dem_crc_table[0][(c ^ *p) & 0xFFu] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
+  return c;
+}
+
+static uint32_t DemCrc32(const unsigned char *p, size_t n)
+{
+  return DemCrc32Update(0xFFFFFFFFu, p, n) ^ 0xFFFFFFFFu;
 }
 
 /* ---- a growable byte buffer ---- */
 PetscErrorCode DemBufPut_Private(DemBuf *b, const void *d, size_t n)
 {
   PetscFunctionBegin;
+  if (b->count) {
+    b->n += n;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (b->fp) { /* streaming: the payload's CRC as it goes (the header is the first put) */
+    if (n && !b->ioerr && fwrite(d, 1, n, b->fp) != n) b->ioerr = errno ? errno : EIO;
+    if (b->n >= DEM_CKPT_HEADER) b->crc = DemCrc32Update(b->crc, (const unsigned char *)d, n);
+    b->n += n;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (b->n + n > b->cap) {
     size_t         cap = PetscMax(PetscMax((size_t)4096, 2 * b->cap), b->n + n);
     unsigned char *p;
@@ -106,7 +121,8 @@ PetscErrorCode DemBufFree_Private(DemBuf *b)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(b->p));
-  b->n = b->cap = 0;
+  PetscCall(PetscFree(b->lens));
+  b->n = b->cap = b->nlens = b->caplens = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -142,7 +158,8 @@ static PetscErrorCode DemBufString(DemBuf *b, const char *s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a section: tag, u32 0, u64 length (patched by DemBufEnd) */
+/* a section: tag, u32 0, u64 length (patched by DemBufEnd in memory; counted by the sizing
+   pass and written at once when streaming). Sections follow each other, never nest. */
 static PetscErrorCode DemBufBegin(DemBuf *b, const char tag[4], size_t *mark)
 {
   uint32_t z = 0;
@@ -152,6 +169,21 @@ static PetscErrorCode DemBufBegin(DemBuf *b, const char tag[4], size_t *mark)
   PetscCall(DemBufPut_Private(b, tag, 4));
   PetscCall(DemBufPut_Private(b, &z, 4));
   *mark = b->n;
+  if (b->count) {
+    if (b->nlens == b->caplens) {
+      size_t *nl;
+      PetscCall(PetscMalloc1(2 * b->caplens + 8, &nl));
+      if (b->nlens) PetscCall(PetscArraycpy(nl, b->lens, b->nlens));
+      PetscCall(PetscFree(b->lens));
+      b->lens    = nl;
+      b->caplens = 2 * b->caplens + 8;
+    }
+    b->lens[b->nlens++] = 0;
+  }
+  if (b->fp) {
+    PetscCheck(b->ilen < b->nlens, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint: more sections streamed than counted");
+    l = (uint64_t)b->lens[b->ilen++];
+  }
   PetscCall(DemBufPut_Private(b, &l, 8));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -159,6 +191,11 @@ static PetscErrorCode DemBufBegin(DemBuf *b, const char tag[4], size_t *mark)
 static void DemBufEnd(DemBuf *b, size_t mark)
 {
   uint64_t l = (uint64_t)(b->n - mark - 8);
+  if (b->count) {
+    b->lens[b->nlens - 1] = (size_t)l;
+    return;
+  }
+  if (b->fp) return;
   memcpy(b->p + mark, &l, 8);
 }
 
@@ -396,7 +433,7 @@ PetscErrorCode DemIntegratorCheckpointNone(DemIntegrator ig, FILE *fp, PetscBool
 }
 
 /* ---- writing ---- */
-PetscErrorCode DemCheckpointSerialize_Private(DemSim sim, DemBuf *b)
+static PetscErrorCode DemCheckpointSerializeInto(DemSim sim, DemBuf *b)
 {
   DemBodyStore     *bs = &sim->bodies;
   DemNeighbourList *nl = &sim->nl;
@@ -408,10 +445,6 @@ PetscErrorCode DemCheckpointSerialize_Private(DemSim sim, DemBuf *b)
   uint64_t          l;
 
   PetscFunctionBegin;
-  if (DemDecompActive_Private(sim)) { /* MPI: the gathered state in serial layout, on rank 0 (decomp.c) */
-    PetscCall(DemDecompSerialize_Private(sim, b));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   PetscCheck(bs->nghost == 0, sim->comm, PETSC_ERR_SUP, "checkpoints of runs with ghost bodies are not supported");
   PetscCall(DemConfText(sim, &conf, &iconf));
   b->n = 0;
@@ -543,18 +576,62 @@ PetscErrorCode DemCheckpointSerialize_Private(DemSim sim, DemBuf *b)
     free(ib);
   }
   DemBufEnd(b, mark);
+  if (b->count) PetscFunctionReturn(PETSC_SUCCESS); /* the sizing pass: b->n is the size */
   /* header */
   memcpy(head, DEM_CKPT_MAGIC, 8);
   u = DEM_CKPT_VERSION, memcpy(head + 8, &u, 4);
   u = DEM_CKPT_HEADER, memcpy(head + 12, &u, 4);
   l = (uint64_t)(b->n - DEM_CKPT_HEADER), memcpy(head + 16, &l, 8);
-  u = DemCrc32(b->p + DEM_CKPT_HEADER, b->n - DEM_CKPT_HEADER), memcpy(head + 24, &u, 4);
+  u = b->fp ? b->crc ^ 0xFFFFFFFFu : DemCrc32(b->p + DEM_CKPT_HEADER, b->n - DEM_CKPT_HEADER), memcpy(head + 24, &u, 4);
   u = DEM_CKPT_ENDIAN, memcpy(head + 28, &u, 4);
   u = (uint32_t)sizeof(PetscReal), memcpy(head + 32, &u, 4);
   u = (uint32_t)sizeof(PetscInt), memcpy(head + 36, &u, 4);
   u = 0, memcpy(head + 40, &u, 4);
   u = DemCrc32(head, 44), memcpy(head + 44, &u, 4);
-  memcpy(b->p, head, sizeof(head));
+  if (b->fp) { /* the header, now known, over the zeros written first */
+    if (!b->ioerr && (fseek(b->fp, 0, SEEK_SET) || fwrite(head, 1, sizeof(head), b->fp) != sizeof(head))) b->ioerr = errno ? errno : EIO;
+  } else memcpy(b->p, head, sizeof(head));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemCheckpointSerialize_Private - the checkpoint of the current state into b (b->n bytes).
+  A sizing pass first counts the bytes, so that b is allocated once at its exact size: the
+  guard keeps one such copy per run (its last good state), and a buffer grown by doubling
+  would hold up to twice the state, with old and new buffers alive together while it grows.
+*/
+PetscErrorCode DemCheckpointSerialize_Private(DemSim sim, DemBuf *b)
+{
+  DemBuf c;
+
+  PetscFunctionBegin;
+  if (DemDecompActive_Private(sim)) { /* MPI: the gathered state in serial layout, on rank 0 (decomp.c) */
+    PetscCall(DemDecompSerialize_Private(sim, b));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (b->count) { /* a sink that only counts (DemCheckpointStreamFile_Private's failed open) */
+    PetscCall(DemCheckpointSerializeInto(sim, b));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscMemzero(&c, sizeof(c)));
+  c.count = PETSC_TRUE;
+  PetscCall(DemCheckpointSerializeInto(sim, &c));
+  if (b->fp) { /* streaming: the counted section lengths, then the bytes */
+    PetscCall(PetscFree(b->lens));
+    b->lens = c.lens, b->nlens = c.nlens, b->caplens = c.caplens, b->ilen = 0;
+    b->n = 0, b->crc = 0xFFFFFFFFu;
+    PetscCall(DemCheckpointSerializeInto(sim, b));
+    PetscCheck(b->ilen == b->nlens && b->n == c.n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint: streamed %zu bytes in %zu sections, counted %zu in %zu", b->n, b->ilen, c.n, b->nlens);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscFree(c.lens));
+  if (c.n > b->cap || (b->cap > 4096 && c.n < b->cap / 2)) { /* exact size; shrink when half empty */
+    PetscCall(PetscFree(b->p));
+    PetscCall(PetscMalloc1(c.n, &b->p));
+    b->cap = c.n;
+  }
+  b->n = 0;
+  PetscCall(DemCheckpointSerializeInto(sim, b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -612,6 +689,116 @@ PetscErrorCode DemCheckpointWriteBytes_Private(DemSim sim, PetscInt step, const 
       ok = 0;
       PetscCall(PetscStrncpy(err, DemLastError(), sizeof(err)));
     } else ok = DemWriteAtomic(path, b->p, b->n, err, sizeof(err)) == 0;
+  }
+  PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, sim->comm));
+  PetscCheck(ok, sim->comm, PETSC_ERR_FILE_WRITE, "checkpoint: %s", sim->rank == 0 ? err : "rank 0 could not write it");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemCheckpointStreamFile_Private - the checkpoint of the current state streamed to `path`
+  (through path.tmp, renamed when whole; fsync'ed, with its directory, when `sync`), never
+  held in memory as a whole. Collective (MPI: the state is gathered; rank 0 writes). A failure
+  to write sets *ok false on every rank and leaves the reason in err on rank 0; it never
+  raises, and leaves no partial file.
+*/
+PetscErrorCode DemCheckpointStreamFile_Private(DemSim sim, const char path[], PetscBool sync, char err[], size_t errlen, PetscBool *ok)
+{
+  DemBuf      b;
+  char        tmp[PETSC_MAX_PATH_LEN + 8], dir[PETSC_MAX_PATH_LEN];
+  PetscMPIInt good = 1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&b, sizeof(b)));
+  if (errlen) err[0] = 0;
+  if (sim->rank == 0) {
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    b.fp = fopen(tmp, "wb");
+    if (!b.fp) {
+      snprintf(err, errlen, "cannot open '%s': %s", tmp, strerror(errno));
+      good    = 0;
+      b.count = PETSC_TRUE; /* still take part in the gather (MPI), writing nothing */
+    }
+  }
+  PetscCall(DemCheckpointSerialize_Private(sim, &b));
+  if (b.fp) {
+    if (!b.ioerr && fflush(b.fp)) b.ioerr = errno ? errno : EIO;
+    if (!b.ioerr && sync && fsync(fileno(b.fp))) b.ioerr = errno ? errno : EIO;
+    if (fclose(b.fp) && !b.ioerr) b.ioerr = errno ? errno : EIO;
+    if (b.ioerr) {
+      snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(b.ioerr));
+      unlink(tmp);
+      good = 0;
+    } else if (rename(tmp, path)) {
+      snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+      unlink(tmp);
+      good = 0;
+    } else if (sync) {
+      int fd;
+      snprintf(dir, sizeof(dir), "%s", path);
+      fd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
+      if (fd >= 0) { /* the rename itself reaches the disk */
+        (void)fsync(fd);
+        close(fd);
+      }
+    }
+  }
+  PetscCall(PetscFree(b.lens));
+  PetscCallMPI(MPI_Bcast(&good, 1, MPI_INT, 0, sim->comm));
+  *ok = good ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemCheckpointFile_Private - writes the checkpoint of the current state as
+  DIR/checkpoints/step-<step>.ckpt (streamed, synced); path receives its name. Collective.
+*/
+PetscErrorCode DemCheckpointFile_Private(DemSim sim, char path[], size_t len)
+{
+  char        dir[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 256] = "";
+  PetscMPIInt ok = 1;
+  PetscBool   wrote;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(dir, sizeof(dir), "%s/checkpoints", sim->out.dir));
+  PetscCall(PetscSNPrintf(path, len, "%s/step-%" PetscInt_FMT ".ckpt", dir, sim->step));
+  if (sim->rank == 0 && DemMkdirP_Private(dir)) {
+    ok = 0;
+    PetscCall(PetscStrncpy(err, DemLastError(), sizeof(err)));
+  }
+  PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, sim->comm));
+  PetscCheck(ok, sim->comm, PETSC_ERR_FILE_WRITE, "checkpoint: %s", sim->rank == 0 ? err : "rank 0 could not write it");
+  PetscCall(DemCheckpointStreamFile_Private(sim, path, PETSC_TRUE, err, sizeof(err), &wrote));
+  PetscCheck(wrote, sim->comm, PETSC_ERR_FILE_WRITE, "checkpoint: %s", sim->rank == 0 ? err : "rank 0 could not write it");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemCheckpointAdopt_Private - renames the checkpoint file src (the guard's last good state)
+  to DIR/checkpoints/step-<step>.ckpt; path receives its name. Collective.
+*/
+PetscErrorCode DemCheckpointAdopt_Private(DemSim sim, const char src[], PetscInt step, char path[], size_t len)
+{
+  char        dir[PETSC_MAX_PATH_LEN], err[2 * PETSC_MAX_PATH_LEN + 256] = "";
+  PetscMPIInt ok = 1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(dir, sizeof(dir), "%s/checkpoints", sim->out.dir));
+  PetscCall(PetscSNPrintf(path, len, "%s/step-%" PetscInt_FMT ".ckpt", dir, step));
+  if (sim->rank == 0) {
+    if (DemMkdirP_Private(dir)) {
+      ok = 0;
+      PetscCall(PetscStrncpy(err, DemLastError(), sizeof(err)));
+    } else if (rename(src, path)) {
+      ok = 0;
+      snprintf(err, sizeof(err), "cannot rename '%s' to '%s': %s", src, path, strerror(errno));
+    } else {
+      int fd = open(dir, O_RDONLY | O_DIRECTORY);
+      if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+      }
+    }
   }
   PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, sim->comm));
   PetscCheck(ok, sim->comm, PETSC_ERR_FILE_WRITE, "checkpoint: %s", sim->rank == 0 ? err : "rank 0 could not write it");

@@ -53,17 +53,48 @@
   cd (apgd): contacts come from the filtered neighbour list, so each belongs to one rank;
   every mat-vec N f = dt B M^-1 B^T f sums M^-1 B^T f over the ranks (DemDecompReverseAddArray,
   then DemDecompForwardArray_Private: two exchanges per iteration); dot products and the
-  residual's norms are reductions; pgs and the compatibility post-solve are refused.
+  residual's norms are reductions. cd (pgs): a block-Jacobi + Gauss-Seidel hybrid, each rank
+  sweeping its own contacts (Gauss-Seidel), the velocities recomputed from every rank's forces
+  between sweeps (the same two exchanges: Jacobi between ranks), the residual reduced. cd's
+  warm starts (its own map, keyed by gids) are gathered on every rank after a rebuild and
+  each keeps those of the pairs it now evaluates (cd.c, DemCDWarmMigrate). The compatibility
+  post-solve is refused.
+
+  variational (src/integrators/variational.c): after every rebuild the unknowns are renumbered,
+  six per owned mobile body, in global-id order on each rank and rank after rank; ghosts get
+  their owners' global rows (one forward exchange, DemJacobianNumberingGlobal_Private). The
+  Newton matrix is a MATMPIBAIJ / MATMPISBAIJ preallocated from this rank's pairs, the counts of
+  a ghost's row summed into its owner's (one reverse exchange), its pattern assembled once with
+  zeros; the blocks of a pair with a ghost are added with global indices and PETSc moves the
+  ghost's rows to its owner at assembly (DemJacobianCreateGlobal_Private). Every evaluation
+  sends the owners' trial state to the ghosts (DemDecompForwardState_Private); the dissipative
+  parts come back like the forces (DemDecompReverseAddArray_Private), the walls' are summed;
+  KSP (CG + Jacobi) and TAO run on the communicator, the increment norms, the skip test and the
+  quasi-static scales are reductions. CG with Jacobi does not depend on the order of the
+  unknowns, so the Newton iterates are the serial ones up to round-off
+  (tests/cases/mpi_variational.sh). jacobian: matrix_free is refused.
 
   Superquadrics: their per-pair warm starts (superquadric.c's slots, keyed by global ids) are
   taken out at step 1 of a rebuild, travel with the pair's lower-id body like the history
-  (DemDecompRouteWarm) and go into the shape's gid map after the build, where the lookups of
+  (DemDecompRoute) and go into the shape's gid map after the build, where the lookups of
   the new list find them.
 
-  Supported on more than one rank: integrators that declare ig->mpi (verlet, trapezoid, cd),
-  spheres, superquadrics and plane walls, loads, bonds, output.track; not yet (refused with a
-  message): the other integrators, the other shapes (polyhedra, mesh walls: their feature
-  slots do not migrate), fields.
+  Mesh walls (and superquadric / mesh contacts): a wall is replicated on every rank, a contact
+  with it lives with the particle (lower id). Its history sits in feature slots (featslot.c:
+  one per touching face, edge or vertex) beside the pair; at a rebuild (step 1c) the slots are
+  taken out by (gid a, gid b, feature), travel with the particle (DemDecompRoute, like the
+  warm starts) and go into the list's feature map after the build, from which featslot.c makes
+  the slots of the new list on first touch (a serial rebuild does the same through its map, at
+  the same steps: tests/cases/mpi_mesh.sh). Checkpoints gather the slots beside their pairs.
+  Limit: a restart on several ranks rebuilds the list at the restart step, so a contact that
+  passes to another feature of the mesh in the first step after it loses the spring that the
+  uninterrupted run carries over from the previous feature (that carry-over reads the slots,
+  not the map); restarts on one rank from a checkpoint of any rank count continue exactly.
+
+  Supported on more than one rank: integrators that declare ig->mpi (verlet, trapezoid,
+  variational, cd),
+  spheres, superquadrics, plane and mesh walls, loads, bonds, output.track; not yet (refused
+  with a message): the other integrators (newmark), polyhedra, fields.
 
   Keys (top level `mpi:`): grid [px, py, pz] (product = number of ranks; default chosen as
   above), balance [true], balance_threshold [1.1] (max/mean owned particles, > 1).
@@ -118,6 +149,12 @@ struct _DemDecomp {
   PetscInt     wrec, nw, wcap;
   int64_t     *wg;
   PetscReal   *wv;
+  /* feature-slot histories (featslot.c: sphere / mesh-wall contacts, one per face, edge or
+     vertex) in transit with their pairs: gids (2 per entry), then per entry the feature key
+     (int64 in a real) and histsize reals */
+  PetscInt     nf, fcap;
+  int64_t     *fg;
+  PetscReal   *fv;
   PetscInt     nmigrated, nwrapped, nrebuilds; /* bodies sent to another rank, periodic wraps of
                                                   owned bodies, rebuilds (MMDEM_DECOMP_VERBOSE) */
 };
@@ -212,6 +249,8 @@ PetscErrorCode DemDecompDestroy_Private(DemSim sim)
   PetscCall(PetscFree(d->red));
   PetscCall(PetscFree(d->wg));
   PetscCall(PetscFree(d->wv));
+  PetscCall(PetscFree(d->fg));
+  PetscCall(PetscFree(d->fv));
   if (d->hmap.cap) PetscCall(DemHistoryMapFree(&d->hmap));
   PetscCall(PetscFree(sim->decomp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -399,45 +438,56 @@ static PetscErrorCode DemDecompHistReserve(struct _DemDecomp *d, PetscInt n, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode DemDecompWarmReserve(struct _DemDecomp *d, PetscInt n)
+/* room for `need` per-pair entries in transit (gids g: 2 per entry, values v: W per entry),
+   keeping the n there are */
+static PetscErrorCode DemDecompPairReserve(int64_t **g, PetscReal **v, PetscInt n, PetscInt *cap, PetscInt need, PetscInt W)
 {
   PetscFunctionBegin;
-  if (n <= d->wcap) PetscFunctionReturn(PETSC_SUCCESS);
+  if (need <= *cap) PetscFunctionReturn(PETSC_SUCCESS);
   {
-    PetscInt   cap = PetscMax(n, 2 * d->wcap), W = 1 + d->wrec;
-    int64_t   *wg;
-    PetscReal *wv;
-    PetscCall(PetscMalloc1(2 * cap, &wg));
-    PetscCall(PetscMalloc1(W * cap, &wv));
-    if (d->nw) {
-      PetscCall(PetscArraycpy(wg, d->wg, 2 * d->nw));
-      PetscCall(PetscArraycpy(wv, d->wv, W * d->nw));
+    PetscInt   c = PetscMax(need, 2 * *cap);
+    int64_t   *ng;
+    PetscReal *nv;
+    PetscCall(PetscMalloc1(2 * c, &ng));
+    PetscCall(PetscMalloc1(W * c, &nv));
+    if (n) {
+      PetscCall(PetscArraycpy(ng, *g, 2 * n));
+      PetscCall(PetscArraycpy(nv, *v, W * n));
     }
-    PetscCall(PetscFree(d->wg));
-    PetscCall(PetscFree(d->wv));
-    d->wg = wg, d->wv = wv, d->wcap = cap;
+    PetscCall(PetscFree(*g));
+    PetscCall(PetscFree(*v));
+    *g = ng, *v = nv, *cap = c;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the superquadric warm starts in transit go where the lower-id body of their pair goes
-   (left: the departing bodies by gid with their destinations, sorted); replicated: the
-   entries of departing bodies are dropped (every rank has them) */
-static PetscErrorCode DemDecompRouteWarm(DemSim sim, const DemGidIdx *left, PetscInt nleave, PetscBool replicated)
+static PetscErrorCode DemDecompWarmReserve(struct _DemDecomp *d, PetscInt n)
+{
+  PetscFunctionBegin;
+  PetscCall(DemDecompPairReserve(&d->wg, &d->wv, d->nw, &d->wcap, n, 1 + d->wrec));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* per-pair entries in transit (gids g, W values each: superquadric warm starts, feature-slot
+   histories) go where the lower-id body of their pair goes (left: the departing bodies by gid
+   with their destinations, sorted); replicated: the entries of departing bodies are dropped
+   (every rank has them). Collective. */
+static PetscErrorCode DemDecompRoute(DemSim sim, const DemGidIdx *left, PetscInt nleave, PetscBool replicated, PetscInt W, int64_t **gp, PetscReal **vp, PetscInt *np, PetscInt *capp)
 {
   struct _DemDecomp *d = sim->decomp;
-  const PetscInt     W = 1 + d->wrec, rec = 2 + W;
+  const PetscInt     rec = 2 + W;
   const PetscMPIInt  size = sim->size;
   PetscMPIInt       *hd, *cnt, nin;
   PetscReal         *out, *in;
-  PetscInt           nout = 0, kept = 0;
+  PetscInt           nout = 0, kept = 0, n = *np;
+  int64_t           *g = *gp;
+  PetscReal         *v = *vp;
 
   PetscFunctionBegin;
-  if (!d->wrec) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc2(d->nw + 1, &hd, size, &cnt));
+  PetscCall(PetscMalloc2(n + 1, &hd, size, &cnt));
   PetscCall(PetscArrayzero(d->tcnt, size));
-  for (PetscInt e = 0; e < d->nw; e++) {
-    DemGidIdx key = {PetscMin(d->wg[2 * e], d->wg[2 * e + 1]), 0}, *f;
+  for (PetscInt e = 0; e < n; e++) {
+    DemGidIdx key = {PetscMin(g[2 * e], g[2 * e + 1]), 0}, *f;
     f     = nleave ? (DemGidIdx *)bsearch(&key, left, (size_t)nleave, sizeof(DemGidIdx), DemGidIdxCmp) : NULL;
     hd[e] = f ? (PetscMPIInt)f->k : sim->rank;
     if (hd[e] != sim->rank && !replicated) d->tcnt[hd[e]] += (PetscMPIInt)rec, nout++;
@@ -450,27 +500,28 @@ static PetscErrorCode DemDecompRouteWarm(DemSim sim, const DemGidIdx *left, Pets
   nin = (d->uoff[size - 1] + d->ucnt[size - 1]) / (PetscMPIInt)rec;
   PetscCall(PetscMalloc2((size_t)rec * (nout + 1), &out, (size_t)rec * (nin + 1), &in));
   PetscCall(PetscArrayzero(cnt, size));
-  for (PetscInt e = 0; e < d->nw; e++) {
+  for (PetscInt e = 0; e < n; e++) {
     if (hd[e] == sim->rank) { /* stays: compact in place */
-      d->wg[2 * kept] = d->wg[2 * e], d->wg[2 * kept + 1] = d->wg[2 * e + 1];
-      for (PetscInt j = 0; j < W; j++) d->wv[W * kept + j] = d->wv[W * e + j];
+      g[2 * kept] = g[2 * e], g[2 * kept + 1] = g[2 * e + 1];
+      for (PetscInt j = 0; j < W; j++) v[W * kept + j] = v[W * e + j];
       kept++;
     } else if (!replicated) {
       PetscReal *o = out + d->toff[hd[e]] + rec * cnt[hd[e]]++;
-      memcpy(&o[0], &d->wg[2 * e], sizeof(int64_t));
-      memcpy(&o[1], &d->wg[2 * e + 1], sizeof(int64_t));
-      for (PetscInt j = 0; j < W; j++) o[2 + j] = d->wv[W * e + j];
+      memcpy(&o[0], &g[2 * e], sizeof(int64_t));
+      memcpy(&o[1], &g[2 * e + 1], sizeof(int64_t));
+      for (PetscInt j = 0; j < W; j++) o[2 + j] = v[W * e + j];
     }
   }
-  d->nw = kept;
+  *np = kept;
   PetscCallMPI(MPI_Alltoallv(out, d->tcnt, d->toff, MPIU_REAL, in, d->ucnt, d->uoff, MPIU_REAL, sim->comm));
-  PetscCall(DemDecompWarmReserve(d, d->nw + nin));
+  PetscCall(DemDecompPairReserve(gp, vp, *np, capp, *np + nin, W));
+  g = *gp, v = *vp;
   for (PetscInt e = 0; e < nin; e++) {
     const PetscReal *o = in + rec * e;
-    memcpy(&d->wg[2 * d->nw], &o[0], sizeof(int64_t));
-    memcpy(&d->wg[2 * d->nw + 1], &o[1], sizeof(int64_t));
-    for (PetscInt j = 0; j < W; j++) d->wv[W * d->nw + j] = o[2 + j];
-    d->nw++;
+    memcpy(&g[2 * *np], &o[0], sizeof(int64_t));
+    memcpy(&g[2 * *np + 1], &o[1], sizeof(int64_t));
+    for (PetscInt j = 0; j < W; j++) v[W * *np + j] = o[2 + j];
+    (*np)++;
   }
   PetscCall(PetscFree2(out, in));
   PetscCall(PetscFree2(hd, cnt));
@@ -573,7 +624,8 @@ static PetscErrorCode DemDecompMigrate(DemSim sim, PetscBool replicated)
     PetscCall(PetscFree2(hout, hinb));
     PetscCall(PetscFree(hd));
   }
-  PetscCall(DemDecompRouteWarm(sim, left, nleave, replicated)); /* superquadric warm starts, the same way */
+  if (d->wrec) PetscCall(DemDecompRoute(sim, left, nleave, replicated, 1 + d->wrec, &d->wg, &d->wv, &d->nw, &d->wcap)); /* superquadric warm starts, the same way */
+  if (hs > 0) PetscCall(DemDecompRoute(sim, left, nleave, replicated, 1 + hs, &d->fg, &d->fv, &d->nf, &d->fcap)); /* feature-slot histories (mesh walls) */
   /* owned = kept + received, in global-id order */
   if (nleave || nin) {
     PetscInt   tot = nkeep + nin;
@@ -893,6 +945,25 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
     for (PetscInt j = 0; j < ns; j++)
       if (DemShapeSuperquadricWarmGet_Private(sim->shapes[k], j, &d->wg[2 * d->nw], &d->wg[2 * d->nw + 1], d->wv + W * d->nw + 1)) d->wv[W * d->nw++] = (PetscReal)k;
   }
+  /* 1c. the feature slots' histories (featslot.c: one per touching face, edge or vertex of a
+     mesh wall), by global ids and feature; no slot is left (their pair indices change) */
+  d->nf = 0;
+  if (hs > 0 && nl->fbuild == nl->nbuilds + 1) {
+    const PetscInt W = 1 + hs;
+    PetscCall(DemDecompPairReserve(&d->fg, &d->fv, 0, &d->fcap, nl->nfeat, W));
+    for (PetscInt s = 0; s < nl->nfeat; s++) {
+      const PetscReal *h   = nl->history + hs * (nl->npairs + s);
+      PetscBool        any = PETSC_FALSE;
+      for (PetscInt j = 0; j < hs; j++) any = any || h[j] != 0.0;
+      if (!any) continue;
+      d->fg[2 * d->nf]     = bs->gid[nl->a[nl->fpair[s]]];
+      d->fg[2 * d->nf + 1] = bs->gid[nl->b[nl->fpair[s]]];
+      memcpy(&d->fv[W * d->nf], &nl->fkey[s], sizeof(int64_t));
+      PetscCall(PetscArraycpy(d->fv + W * d->nf + 1, h, hs));
+      d->nf++;
+    }
+  }
+  nl->nfeat  = 0;
   nl->npairs = 0; /* its body indices are about to change */
   nl->ngroups = 0;
   bs->nghost = 0;
@@ -928,6 +999,14 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
   PetscCall(DemDecompGhosts(sim));
   PetscCall(DemNeighbourBuild_Private(sim, bs->x));
   PetscCall(DemDecompFilterPairs(sim));
+  if (d->nf) { /* the feature histories into the map from which featslot.c makes the slots */
+    PetscCheck(nl->fmap, PETSC_COMM_SELF, PETSC_ERR_PLIB, "decomposition: no feature map after a build");
+    for (PetscInt e = 0; e < d->nf; e++) {
+      int64_t f;
+      memcpy(&f, &d->fv[(1 + hs) * e], sizeof(int64_t));
+      PetscCall(DemHistoryMapPut((DemHistoryMap *)nl->fmap, d->fg[2 * e], d->fg[2 * e + 1], f, d->fv + (1 + hs) * e + 1));
+    }
+  }
   for (PetscInt e = 0; e < d->nw; e++) { /* the warm starts where the lookups of the new list find them */
     const PetscReal *v = d->wv + (1 + d->wrec) * e;
     PetscCall(DemShapeSuperquadricWarmPut_Private(sim->shapes[(PetscInt)v[0]], sim, d->wg[2 * e], d->wg[2 * e + 1], v + 1));
@@ -1221,13 +1300,16 @@ PetscErrorCode DemDecompDistribute_Private(DemSim sim)
 
   PetscFunctionBegin;
   if (!d || d->active) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(sim->integ->mpi, sim->comm, PETSC_ERR_SUP, "integrator %s does not run on more than one MPI rank yet (this run has %d); run it on one rank (MPI-capable: verlet, trapezoid, cd)", sim->integ->type_name, (int)sim->size);
+  PetscCheck(sim->integ->mpi, sim->comm, PETSC_ERR_SUP, "integrator %s does not run on more than one MPI rank yet (this run has %d); run it on one rank (MPI-capable: verlet, trapezoid, variational, cd)", sim->integ->type_name, (int)sim->size);
   if (sim->fields) what = "fields";
   PetscCheck(!what, sim->comm, PETSC_ERR_SUP, "%s: not supported on more than one MPI rank yet (this run has %d); run on one rank", what, (int)sim->size);
-  /* spheres, superquadrics (their warm starts migrate: DemDecompRouteWarm) and planes only:
-     meshes and polyhedra keep per-pair feature slots that do not migrate yet */
-  for (PetscInt k = 0; k < sim->nshape; k++)
-    PetscCheck(sim->shapes[k]->kind == DEM_KIND_SPHERE || sim->shapes[k]->kind == DEM_KIND_PLANE || DemShapeSuperquadricWarmReals_Private(sim->shapes[k]) > 0, sim->comm, PETSC_ERR_SUP, "shape '%s' (%s): only spheres, superquadrics and plane walls run on more than one MPI rank yet (this run has %d); run on one rank", sim->shapes[k]->name, sim->shapes[k]->type_name ? sim->shapes[k]->type_name : "?", (int)sim->size);
+  /* spheres, superquadrics (their warm starts migrate: DemDecompRoute), plane and mesh walls
+     (their feature slots' histories migrate: DemDecompRoute) only: polyhedra are refused */
+  for (PetscInt k = 0; k < sim->nshape; k++) {
+    PetscBool mesh;
+    PetscCall(PetscStrcmp(DemShapeKindName(sim->shapes[k]->kind), "mesh", &mesh));
+    PetscCheck(sim->shapes[k]->kind == DEM_KIND_SPHERE || sim->shapes[k]->kind == DEM_KIND_PLANE || mesh || DemShapeSuperquadricWarmReals_Private(sim->shapes[k]) > 0, sim->comm, PETSC_ERR_SUP, "shape '%s' (%s): only spheres, superquadrics, plane and mesh walls run on more than one MPI rank yet (this run has %d); run on one rank", sim->shapes[k]->name, sim->shapes[k]->type_name ? sim->shapes[k]->type_name : "?", (int)sim->size);
+  }
   /* --restart: every rank keeps every body (the serial layout of the checkpoint) until
      DemDecompRestored_Private, after the checkpoint is applied */
   if (sim->restart[0] && !d->restored) PetscFunctionReturn(PETSC_SUCCESS);
@@ -1392,8 +1474,10 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
   DemBodyStore      *bs = &sim->bodies, all, save;
   DemNeighbourList  *nl = &sim->nl, sh, nlsave;
   const PetscInt     hs = sim->histsize, P = 5 + hs;
-  PetscReal         *fdtd = NULL, *x0 = NULL, *sp, *rp = NULL, *fdsave, *tdsave;
-  PetscInt           fdcapsave, tot = 0;
+  PetscReal         *fdtd = NULL, *x0 = NULL, *sp, *rp = NULL, *fdsave, *tdsave, *fr = NULL;
+  PetscInt           fdcapsave, tot = 0, nft = 0;
+  const PetscInt     F = 3 + hs; /* reals per feature slot */
+  DemHistoryMap      pm;         /* (gid a, gid b) -> index of the pair in the gathered list */
   PetscMPIInt       *cnt = NULL, *off = NULL, mine;
 
   PetscFunctionBegin;
@@ -1419,12 +1503,34 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
   }
   PetscCallMPI(MPI_Gatherv(sp, mine, MPIU_REAL, rp, cnt, off, MPIU_REAL, 0, sim->comm));
   PetscCall(PetscFree(sp));
+  { /* feature slots (mesh walls, featslot.c): gid a, gid b, feature, history, on rank 0 */
+    const PetscInt nfl = (hs > 0 && nl->fbuild == nl->nbuilds + 1) ? nl->nfeat : 0;
+    PetscCall(PetscMalloc1(F * (nfl + 1), &sp));
+    for (PetscInt k = 0; k < nfl; k++) {
+      PetscReal *o = sp + F * k;
+      memcpy(&o[0], &bs->gid[nl->a[nl->fpair[k]]], sizeof(int64_t));
+      memcpy(&o[1], &bs->gid[nl->b[nl->fpair[k]]], sizeof(int64_t));
+      memcpy(&o[2], &nl->fkey[k], sizeof(int64_t));
+      for (PetscInt j = 0; j < hs; j++) o[3 + j] = nl->history[hs * (nl->npairs + k) + j];
+    }
+    mine = (PetscMPIInt)(F * nfl);
+    PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, sim->comm));
+    if (sim->rank == 0) {
+      off[0] = 0;
+      for (PetscMPIInt r = 1; r < sim->size; r++) off[r] = off[r - 1] + cnt[r - 1];
+      nft = (off[sim->size - 1] + cnt[sim->size - 1]) / F;
+      PetscCall(PetscMalloc1(F * (nft + 1), &fr));
+    }
+    PetscCallMPI(MPI_Gatherv(sp, mine, MPIU_REAL, fr, cnt, off, MPIU_REAL, 0, sim->comm));
+    PetscCall(PetscFree(sp));
+  }
   b->n = 0;
   if (sim->rank == 0) {
     PetscInt gcount[DEM_KIND_MAX * DEM_KIND_MAX + 1], *grp;
     PetscCall(PetscMemzero(&sh, sizeof(sh)));
     PetscCall(PetscMalloc5(tot + 1, &sh.a, tot + 1, &sh.b, tot + 1, &sh.shiftidx, tot + 1, &sh.pairidx, 3 * (tot + 1), &sh.shift));
-    PetscCall(PetscMalloc2(PetscMax(hs, 1) * (tot + 1), &sh.history, tot + 1, &grp));
+    PetscCall(PetscMalloc2(PetscMax(hs, 1) * (tot + nft + 1), &sh.history, tot + 1, &grp));
+    PetscCall(DemHistoryMapInit(&pm, 1));
     PetscCall(PetscArrayzero(gcount, DEM_KIND_MAX * DEM_KIND_MAX + 1));
     for (PetscInt k = 0; k < tot; k++) {
       grp[k] = (PetscInt)rp[P * k + 3] * DEM_KIND_MAX + (PetscInt)rp[P * k + 4];
@@ -1472,12 +1578,32 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
       sh.shift[3 * dst + 1] = ((s / 3) % 3 - 1) * (sim->hi[1] - sim->lo[1]);
       sh.shift[3 * dst + 2] = (s % 3 - 1) * (sim->hi[2] - sim->lo[2]);
       for (PetscInt j = 0; j < hs; j++) sh.history[hs * dst + j] = o[5 + j];
+      if (nft) {
+        PetscReal pd = (PetscReal)dst;
+        PetscCall(DemHistoryMapPut(&pm, ga, gb, 0, &pd));
+      }
     }
     for (PetscInt k = 0; k < tot; k++) sh.pairidx[k] = k;
-    sh.npairs = sh.cap = sh.histcap = tot;
+    sh.npairs = sh.cap = tot;
+    sh.histcap = tot + nft;
     sh.x0     = x0;
     sh.x0cap  = 3 * all.n;
     sh.nbuilds = nl->nbuilds;
+    PetscCall(PetscMalloc2(nft + 1, &sh.fpair, nft + 1, &sh.fkey));
+    for (PetscInt k = 0; k < nft; k++) { /* the feature slots beside their pairs */
+      const PetscReal *o = fr + F * k, *pi;
+      int64_t          ga, gb;
+      memcpy(&ga, &o[0], sizeof(ga));
+      memcpy(&gb, &o[1], sizeof(gb));
+      pi = DemHistoryMapGet(&pm, ga, gb, 0);
+      PetscCheck(pi, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint: feature slot of pair %lld-%lld without its pair", (long long)ga, (long long)gb);
+      sh.fpair[sh.nfeat] = (PetscInt)pi[0];
+      memcpy(&sh.fkey[sh.nfeat], &o[2], sizeof(int64_t));
+      for (PetscInt j = 0; j < hs; j++) sh.history[hs * (tot + sh.nfeat) + j] = o[3 + j];
+      sh.nfeat++;
+    }
+    sh.featcap = nft;
+    sh.fbuild  = sh.nbuilds + 1; /* the slots belong to this list */
     /* serialize the serial-layout state */
     save = *bs, nlsave = *nl, fdsave = sim->fd, tdsave = sim->td, fdcapsave = sim->fdcap;
     *bs = all, *nl = sh, sim->fd = fdtd, sim->td = fdtd + 3 * all.n, sim->fdcap = 3 * all.n;
@@ -1488,10 +1614,13 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
     PetscCall(ierr);
     PetscCall(PetscFree5(sh.a, sh.b, sh.shiftidx, sh.pairidx, sh.shift));
     PetscCall(PetscFree2(sh.history, grp));
+    PetscCall(PetscFree2(sh.fpair, sh.fkey));
+    PetscCall(DemHistoryMapFree(&pm));
     PetscCall(PetscFree(x0));
     PetscCall(PetscFree(fdtd));
     PetscCall(PetscFree2(cnt, off));
     PetscCall(PetscFree(rp));
+    PetscCall(PetscFree(fr));
   }
   PetscCall(DemBodyStoreFree(&all));
   PetscFunctionReturn(PETSC_SUCCESS);

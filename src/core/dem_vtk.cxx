@@ -22,6 +22,7 @@
   MPI_COMM_WORLD (vtkMPIController::Initialize() would install an aborting error handler on
   it); VTK duplicates the communicator for its RMI channel and frees the duplicate afterwards.
 */
+#define DEM_VTK_SHIM /* built alone into libmmdem_vtk.so, loaded on first use (dem_vtk.h) */
 #include "dem_vtk.h"
 
 #include <vtkCellArray.h>

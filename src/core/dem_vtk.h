@@ -28,6 +28,24 @@
 
 #include <stddef.h>
 
+/*
+  Loading (issue 11, memory): VTK is not linked into libmmdem. dem_vtk.cxx is built alone into
+  the shared object libmmdem_vtk.so (linked with VTK), installed beside libmmdem.so; the
+  functions below, as libmmdem exports them, are small wrappers (dem_vtk_load.c) that dlopen it
+  on the first call: the file named by the environment variable MMDEM_VTK_LIBRARY when set,
+  else libmmdem_vtk.so in the directory libmmdem.so was loaded from. A run that writes no VTK
+  never maps VTK. If it cannot be loaded, a call fails with a message naming the file and
+  dlerror() (on every rank that fails to load it). dem_vtk.cxx defines DEM_VTK_SHIM, under
+  which the writers it defines are named DemVtkShim* (what the wrappers look up with dlsym), so
+  the two sets of names never interpose.
+*/
+#ifdef DEM_VTK_SHIM
+#define DemVtkWritePoints  DemVtkShimWritePoints
+#define DemVtkWriteLines   DemVtkShimWriteLines
+#define DemVtkWriteSurface DemVtkShimWriteSurface
+#define DemVtkWritePvd     DemVtkShimWritePvd
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

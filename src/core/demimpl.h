@@ -116,6 +116,9 @@ struct _p_DemIntegrator {
                                  run with a diagnosis; 0: 1e-9 of the configured dt */
   const char *const *thermo_names; /* appended: extra thermo.csv columns (ops->thermo), or NULL */
   PetscBool        mpi;       /* appended: correct on more than one MPI rank (decomp.c refuses the others) */
+  PetscBool        fast_forces; /* appended: its steps evaluate forces with DemForcesComputeFast and
+                                   read nothing of sim->cl/cf between steps, so the set-up
+                                   evaluation may use the fused kernels too (sim.c) */
 };
 
 /* ---- neighbour list (src/search) ---- */
@@ -415,6 +418,10 @@ PETSC_EXTERN PetscErrorCode DemJacobianNumbering_Private(DemSim, PetscInt row[],
 /* MATBAIJ / MATSBAIJ, block size 6, preallocated from the neighbour list and the bonds, with
    the block local-to-global mapping body index -> row[] */
 PETSC_EXTERN PetscErrorCode DemJacobianCreate_Private(DemSim, MatType, const PetscInt row[], PetscInt nrows, Mat *J);
+/* several MPI ranks (decomp.c): local rows of the owned unknowns and global rows of owned and
+   ghost unknowns; the distributed MATMPIBAIJ / MATMPISBAIJ with the mapping body -> grow[] */
+PETSC_EXTERN PetscErrorCode DemJacobianNumberingGlobal_Private(DemSim, PetscInt row[], PetscInt grow[], PetscInt *nrows, PetscInt *rstart);
+PETSC_EXTERN PetscErrorCode DemJacobianCreateGlobal_Private(DemSim, MatType, const PetscInt grow[], PetscInt nrows, Mat *J);
 /* J += cstiff K + cdamp C over the contacts of the last DemForcesCompute (at state st):
    K = -dF/dq (normal dfn_dgap n n^T, geometric fn/dist (I - n n^T), tangential kt (I - n n^T)),
    C = -dF/dv (cn n n^T + ct (I - n n^T)); values added, not assembled */

@@ -20,9 +20,11 @@
   of the last good state, closes the output (a last thermo row and VTK frame, bodies_final.csv;
   every file is whole) and exits non-zero.
   Last good state: at every thermo step whose state passed the checks (and at the start), the
-  checkpoint is serialized in memory: a copy of about 300 bytes per body plus 48 + 8 histsize
-  bytes per neighbour pair, once per thermo_every steps. On a failure it becomes
-  DIR/checkpoints/step-<S>.ckpt, S the last good thermo step, whose thermo row and VTK frames
+  checkpoint is streamed to DIR/.mmdem-last-good.ckpt (through a .tmp file renamed when whole;
+  about 300 bytes per body plus 48 + 8 histsize bytes per neighbour pair, written once per
+  thermo_every steps and never held in memory, which a copy of the state would double). The
+  file goes when the run ends; on a failure it becomes DIR/checkpoints/step-<S>.ckpt (a
+  rename), S the last good thermo step, whose thermo row and VTK frames
   are in the files; `mmdem run FILE --restart` it with other integrator settings (--set
   integrator.dt=...: integrator keys may change on restart, with a warning).
   Signals: SIGINT and SIGTERM set a flag; at the end of the current step the run writes its
@@ -75,6 +77,12 @@ static PetscInt DemEnvInt(const char name[], PetscInt def)
   if (!s || !*s) return def;
   v = strtol(s, &end, 10);
   return *end ? def : (PetscInt)v;
+}
+
+/* the file of the last good state (DemGuardAfterOutput_Private) */
+static void DemGuardSnapPath(DemSim sim, char *p, size_t n)
+{
+  snprintf(p, n, "%s/.mmdem-last-good.ckpt", sim->out.dir);
 }
 
 /* ---------------------------------------------------------------- time step */
@@ -168,7 +176,7 @@ static void DemFormatBytes(double b, char *buf, size_t len)
   the body -> set map (exact, with the plugins' fields registered so far), the dissipative
   force columns, the neighbour list (build positions, cell links, 8 pairs per body with their
   history, image shift and build buffer), the contact columns of 4 contacts per body (what a
-  dense packing reaches) and the checkpoint snapshot of the last good state; times the ranks
+  dense packing reaches; the last good state is streamed to a file, not held); times the ranks
   of this node (every rank holds every body). Implicit integrators need more (Jacobian blocks).
   Limit: run.memory_limit, else MMDEM_MEMORY_LIMIT, else 80 % of the physical memory; bytes,
   with a suffix K, M, G, T (binary), or a percentage of the physical memory.
@@ -176,7 +184,7 @@ static void DemFormatBytes(double b, char *buf, size_t len)
 PetscErrorCode DemGuardCheckMemory_Private(DemSim sim, DemNode at, double nbodies)
 {
   const double hs = (double)PetscMax(sim->histsize, 0), pairs = 8, contacts = 4;
-  double       phys, limit = -1, per, store, nlist, cont, snap, need;
+  double       phys, limit = -1, per, store, nlist, cont, need;
   long         pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
   const char  *src = "80 % of the physical memory", *env;
   DemNode      rn = NULL, kn = NULL;
@@ -206,8 +214,7 @@ PetscErrorCode DemGuardCheckMemory_Private(DemSim sim, DemNode at, double nbodie
   for (PetscInt k = 0; k < sim->bodies.nextra; k++) store += sim->bodies.extra_ncomp[k] * sizeof(PetscReal);
   nlist = 3 * sizeof(PetscReal) + 2 * sizeof(PetscInt) + pairs * (8 * sizeof(PetscInt) + (3 + hs) * sizeof(PetscReal) + 1);
   cont  = contacts * (5 * sizeof(PetscInt) + sizeof(int64_t) + 26 * sizeof(PetscReal) + sizeof(int));
-  snap  = 8 + 33 * sizeof(PetscReal) + 3 * 8 + pairs * (3 * 8 + (3 + hs) * sizeof(PetscReal));
-  per   = store + nlist + cont + snap;
+  per   = store + nlist + cont;
   need  = nbodies * per * nlocal;
   if (need <= limit) PetscFunctionReturn(PETSC_SUCCESS);
   DemFormatBytes(need, b1, sizeof(b1));
@@ -216,7 +223,7 @@ PetscErrorCode DemGuardCheckMemory_Private(DemSim sim, DemNode at, double nbodie
   {
     char ranks[64] = "";
     if (nlocal > 1) PetscCall(PetscSNPrintf(ranks, sizeof(ranks), " x %d ranks on this node", nlocal));
-    return DemNodeError(at, "these bodies would need about %s of memory (%.4g bodies x %s per body%s: store %.0f B, neighbour list %.0f B at %g pairs per body, contacts %.0f B at %g per body, checkpoint copy %.0f B), more than the limit of %s (%s); use fewer bodies or raise the limit with run.memory_limit or MMDEM_MEMORY_LIMIT", b1, nbodies, b2, ranks, store + 6 * sizeof(PetscReal), nlist, pairs, cont, contacts, snap, b3, src);
+    return DemNodeError(at, "these bodies would need about %s of memory (%.4g bodies x %s per body%s: store %.0f B, neighbour list %.0f B at %g pairs per body, contacts %.0f B at %g per body), more than the limit of %s (%s); use fewer bodies or raise the limit with run.memory_limit or MMDEM_MEMORY_LIMIT", b1, nbodies, b2, ranks, store + 6 * sizeof(PetscReal), nlist, pairs, cont, contacts, b3, src);
   }
 }
 
@@ -255,6 +262,7 @@ PetscErrorCode DemGuardBegin_Private(DemSim sim)
   PetscCall(DemCheckpointRestore_Private(sim));
   g->snapstep = -1;
   g->hassnap  = PETSC_FALSE;
+  g->started  = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -270,7 +278,11 @@ PetscErrorCode DemGuardEnd_Private(DemSim sim)
   }
   PetscCall(DemBufFree_Private(&g->conf));
   PetscCall(DemBufFree_Private(&g->iconf));
-  PetscCall(DemBufFree_Private(&g->snap));
+  if (sim->rank == 0 && sim->out.dir[0]) { /* the last good state's file: gone with the run */
+    char spath[PETSC_MAX_PATH_LEN + 32];
+    DemGuardSnapPath(sim, spath, sizeof(spath));
+    (void)unlink(spath);
+  }
   PetscCall(PetscFree(g->ro.vtktime));
   PetscCall(PetscFree(sim->guard));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -364,7 +376,7 @@ PetscErrorCode DemGuardCheckState_Private(DemSim sim, PetscBool *bad, char msg[]
 
 /*
   DemGuardAfterOutput_Private - after a good step's output (and once after the output is
-  opened): the in-memory snapshot at thermo steps, output.checkpoint_every, and signals.
+  opened): the last good state at thermo steps, output.checkpoint_every, and signals.
 */
 PetscErrorCode DemGuardAfterOutput_Private(DemSim sim, PetscBool *stop, char msg[], size_t len)
 {
@@ -376,27 +388,28 @@ PetscErrorCode DemGuardAfterOutput_Private(DemSim sim, PetscBool *stop, char msg
   PetscFunctionBegin;
   *stop = PETSC_FALSE;
   PetscCall(DemGuardGet_Private(sim, &g));
-  start = g->snapstep < 0 ? PETSC_TRUE : PETSC_FALSE;
+  start      = g->started ? PETSC_FALSE : PETSC_TRUE;
+  g->started = PETSC_TRUE;
   if (start || sim->step % sim->out.thermo_every == 0) {
-    PetscCall(DemCheckpointSerialize_Private(sim, &g->snap));
-    g->snapstep = sim->step;
-    g->hassnap  = PETSC_TRUE;
-  }
-  if (!start && sim->checkpoint_every > 0 && sim->step % sim->checkpoint_every == 0) {
-    if (g->snapstep != sim->step) {
-      PetscCall(DemCheckpointSerialize_Private(sim, &g->snap));
-      g->snapstep = sim->step;
+    /* the last good state, streamed to a file (not kept in memory: it is as large as the
+       state itself, ~0.65 kB per body of a packed bed); a failure to write it is a warning,
+       once, and the run goes on without it */
+    char      spath[PETSC_MAX_PATH_LEN + 32], err[PETSC_MAX_PATH_LEN + 256];
+    PetscBool ok;
+    DemGuardSnapPath(sim, spath, sizeof(spath));
+    PetscCall(DemCheckpointStreamFile_Private(sim, spath, PETSC_FALSE, err, sizeof(err), &ok));
+    g->hassnap  = ok;
+    g->snapstep = ok ? sim->step : -1;
+    if (!ok && !g->snapwarned) {
+      PetscCall(PetscFPrintf(sim->comm, stderr, "mmdem: warning: the last good state could not be saved (%s); the run goes on, but a failure will leave no checkpoint to continue from\n", err));
+      g->snapwarned = PETSC_TRUE;
     }
-    PetscCall(DemCheckpointWriteBytes_Private(sim, sim->step, &g->snap, path, sizeof(path)));
   }
+  if (!start && sim->checkpoint_every > 0 && sim->step % sim->checkpoint_every == 0) PetscCall(DemCheckpointFile_Private(sim, path, sizeof(path)));
   any = sig;
   if (sim->size > 1) PetscCallMPI(MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, sim->comm));
   if (!any) PetscFunctionReturn(PETSC_SUCCESS);
-  if (g->snapstep != sim->step) {
-    PetscCall(DemCheckpointSerialize_Private(sim, &g->snap));
-    g->snapstep = sim->step;
-  }
-  PetscCall(DemCheckpointWriteBytes_Private(sim, sim->step, &g->snap, path, sizeof(path)));
+  if (!(sim->checkpoint_every > 0 && sim->step % sim->checkpoint_every == 0 && !start)) PetscCall(DemCheckpointFile_Private(sim, path, sizeof(path)));
   dem_signal_stopped = any;
   *stop              = PETSC_TRUE;
   PetscCall(PetscSNPrintf(msg, len, "interrupted by %s at step %" PetscInt_FMT " (t = %.10g s): checkpoint written to %s; continue with: mmdem run %s --restart %s", any == SIGINT ? "SIGINT" : any == SIGTERM ? "SIGTERM" : "a signal", sim->step, (double)sim->time, path, sim->file, path));
@@ -418,7 +431,11 @@ PetscErrorCode DemGuardFailure_Private(DemSim sim, char msg[], size_t len)
   PetscFunctionBegin;
   if (!g || !g->hassnap || g->snapstep < 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscStrncpy(save, DemLastError(), sizeof(save)));
-  ierr = DemCheckpointWriteBytes_Private(sim, g->snapstep, &g->snap, path, sizeof(path));
+  {
+    char spath[PETSC_MAX_PATH_LEN + 32];
+    DemGuardSnapPath(sim, spath, sizeof(spath));
+    ierr = DemCheckpointAdopt_Private(sim, spath, g->snapstep, path, sizeof(path));
+  }
   if (ierr) snprintf(msg + l, len - l, " (the last good state, step %" PetscInt_FMT ", could not be saved: %s)", g->snapstep, DemLastError());
   else snprintf(msg + l, len - l, ". The last good state, step %" PetscInt_FMT ", is in %s: continue from it with mmdem run %s --restart %s (integrator settings may change, e.g. --set integrator.dt=...)", g->snapstep, path, sim->file, path);
   DemSetLastError("%s", save);

@@ -6,10 +6,18 @@
 #pragma once
 #include "demimpl.h"
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 
 typedef struct {
   unsigned char *p;
   size_t         n, cap;
+  PetscBool      count;  /* only count the bytes (n) and the sections' lengths: the sizing pass */
+  FILE          *fp;     /* not NULL: write to this file instead of p (checkpoint.c: streaming) */
+  uint32_t       crc;    /* streaming: running CRC-32 state of the payload */
+  size_t        *lens;   /* the sections' lengths (counted; read back while streaming) */
+  size_t         nlens, caplens, ilen;
+  int            ioerr;  /* streaming: errno of the first failed write, else 0 */
 } DemBuf;
 
 typedef struct {
@@ -21,10 +29,10 @@ typedef struct {
   DemBuf           conf, iconf;
   PetscBool        hasconf;
   PetscBool        newinteg; /* restart with other integrator settings than the checkpoint's */
-  /* in-memory checkpoint of the last good thermo step: written on a failure */
-  DemBuf           snap;
+  /* the checkpoint of the last good thermo step, streamed to DIR/.mmdem-last-good.ckpt
+     (guard.c); on a failure it becomes DIR/checkpoints/step-<snapstep>.ckpt */
   PetscInt         snapstep;
-  PetscBool        hassnap;
+  PetscBool        hassnap, started, snapwarned;
   /* what the output continues from on restart */
   DemRestartOutput ro;
   /* the time-step protocol */
@@ -44,3 +52,6 @@ PETSC_EXTERN PetscErrorCode DemCheckpointSerialize_Private(DemSim, DemBuf *b);
 PETSC_EXTERN PetscErrorCode DemDecompSerialize_Private(DemSim, DemBuf *b);
 /* writes bytes to DIR/checkpoints/step-<step>.ckpt atomically (rank 0; collective) */
 PETSC_EXTERN PetscErrorCode DemCheckpointWriteBytes_Private(DemSim, PetscInt step, const DemBuf *b, char path[], size_t len);
+PETSC_EXTERN PetscErrorCode DemCheckpointStreamFile_Private(DemSim, const char path[], PetscBool sync, char err[], size_t errlen, PetscBool *ok);
+PETSC_EXTERN PetscErrorCode DemCheckpointFile_Private(DemSim, char path[], size_t len);
+PETSC_EXTERN PetscErrorCode DemCheckpointAdopt_Private(DemSim, const char src[], PetscInt step, char path[], size_t len);

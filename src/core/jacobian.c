@@ -125,6 +125,112 @@ PetscErrorCode DemJacobianCreate_Private(DemSim sim, MatType type, const PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  DemJacobianNumberingGlobal_Private - the numbering of DemJacobianNumbering_Private on several
+  MPI ranks (src/core/decomp.c): row[i] the local block row of an owned unknown (owned bodies
+  are in global-id order, so rows follow the global ids on each rank), -1 for the others;
+  grow[i] the global block row of every owned or ghost unknown (rank r's rows follow those of
+  ranks 0 .. r-1: *rstart is this rank's first), -1 for walls and fixed bodies. The ghosts'
+  global rows come from their owners (one forward exchange). row, grow: bodies.n +
+  bodies.nghost entries. Collective; on one rank grow = row.
+*/
+PetscErrorCode DemJacobianNumberingGlobal_Private(DemSim sim, PetscInt row[], PetscInt grow[], PetscInt *nrows, PetscInt *rstart)
+{
+  DemBodyStore *bs = &sim->bodies;
+  const PetscInt n = bs->n, nb = bs->n + bs->nghost;
+  PetscInt      start = 0, loc;
+  PetscReal    *g;
+
+  PetscFunctionBegin;
+  PetscCall(DemJacobianNumbering_Private(sim, row, nrows));
+  loc = *nrows;
+  if (sim->size > 1) PetscCallMPI(MPI_Exscan(&loc, &start, 1, MPIU_INT, MPI_SUM, sim->comm));
+  if (sim->rank == 0) start = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  *rstart = start;
+  PetscCall(PetscMalloc1(nb + 1, &g));
+  for (PetscInt i = 0; i < nb; i++) g[i] = (i < n && row[i] >= 0) ? (PetscReal)(start + row[i]) : -1;
+  if (DemDecompActive_Private(sim)) PetscCall(DemDecompForwardArray_Private(sim, g, 1));
+  for (PetscInt i = 0; i < nb; i++) grow[i] = (PetscInt)g[i];
+  PetscCall(PetscFree(g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemJacobianCreateGlobal_Private - the matrix of DemJacobianCreate_Private distributed over
+  the ranks: MATMPIBAIJ or MATMPISBAIJ (block size 6), nrows local block rows (the owned
+  unknowns), the block local-to-global mapping body index -> grow[] (owned and ghost bodies:
+  DemJacobianNumberingGlobal_Private), so that DemForcesJacobian adds the blocks of a contact
+  between an owned body and a ghost with global indices (the ghost's rows go to its owner at
+  assembly). Preallocated from this rank's pairs (neighbour list after the decomposition's
+  filter: each pair on the rank owning its lower-id body) and bonds: a pair of two owned
+  bodies counts in the diagonal part of both rows, a pair with a ghost in the off-diagonal part
+  of both, the ghost's count summed into its owner's row (one reverse exchange). Counts are
+  upper bounds (a pair listed twice counts twice). Collective.
+*/
+PetscErrorCode DemJacobianCreateGlobal_Private(DemSim sim, MatType type, const PetscInt grow[], PetscInt nrows, Mat *J)
+{
+  DemBodyStore           *bs = &sim->bodies;
+  DemNeighbourList       *nl = &sim->nl;
+  const PetscInt          n = bs->n, nb = bs->n + bs->nghost, nbond = sim->bonds ? sim->bonds->n : 0;
+  PetscInt               *dnnz, *onnz, N, rstart = PETSC_MAX_INT;
+  PetscReal              *cnt;
+  PetscBool               sym;
+  ISLocalToGlobalMapping  map;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrbeginswith(type, MATSBAIJ, &sym));
+  PetscCall(PetscCalloc1(2 * nb + 1, &cnt));
+  PetscCall(PetscMalloc2(nrows + 1, &dnnz, nrows + 1, &onnz));
+  for (PetscInt k = 0; k < nl->npairs + nbond; k++) {
+    PetscInt a = k < nl->npairs ? nl->a[k] : sim->bonds->a[k - nl->npairs];
+    PetscInt b = k < nl->npairs ? nl->b[k] : sim->bonds->b[k - nl->npairs];
+    PetscInt off = (a < n && b < n) ? 0 : 1;
+    if (grow[a] < 0 || grow[b] < 0 || grow[a] == grow[b]) continue;
+    cnt[2 * a + off] += 1;
+    cnt[2 * b + off] += 1;
+  }
+  if (DemDecompActive_Private(sim)) PetscCall(DemDecompReverseAddArray_Private(sim, cnt, 2));
+  PetscCallMPI(MPI_Allreduce(&nrows, &N, 1, MPIU_INT, MPI_SUM, sim->comm));
+  for (PetscInt i = 0; i < n; i++) rstart = grow[i] >= 0 ? PetscMin(rstart, grow[i]) : rstart;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt r = grow[i] - rstart;
+    if (grow[i] < 0) continue;
+    dnnz[r] = PetscMin(1 + (PetscInt)cnt[2 * i], nrows);
+    onnz[r] = PetscMin((PetscInt)cnt[2 * i + 1], N - nrows);
+  }
+  PetscCall(MatCreate(sim->comm, J));
+  PetscCall(MatSetSizes(*J, 6 * nrows, 6 * nrows, 6 * N, 6 * N));
+  PetscCall(MatSetType(*J, sym ? MATMPISBAIJ : MATMPIBAIJ));
+  PetscCall(MatSetBlockSize(*J, 6));
+  if (sym) PetscCall(MatMPISBAIJSetPreallocation(*J, 6, 0, dnnz, 0, onnz));
+  else PetscCall(MatMPIBAIJSetPreallocation(*J, 6, 0, dnnz, 0, onnz));
+  PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  if (sym) PetscCall(MatSetOption(*J, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE));
+  PetscCall(ISLocalToGlobalMappingCreate(sim->comm, 6, nb, grow, PETSC_COPY_VALUES, &map));
+  PetscCall(MatSetLocalToGlobalMapping(*J, map, map));
+  PetscCall(ISLocalToGlobalMappingDestroy(&map));
+  { /* the pattern of the pairs, assembled once: the off-process columns (ghosts) are then known
+       at the first assembly of values (PETSc 3.18's MPIBAIJ crashed in MatMult when the first
+       off-process column appeared only in a later assembly) */
+    PetscReal Z[144];
+    PetscCall(PetscArrayzero(Z, 144));
+    for (PetscInt i = 0; i < n; i++)
+      if (grow[i] >= 0) PetscCall(MatSetValuesBlocked(*J, 1, &grow[i], 1, &grow[i], Z, ADD_VALUES));
+    for (PetscInt k = 0; k < nl->npairs + nbond; k++) {
+      PetscInt idx[2];
+      idx[0] = k < nl->npairs ? nl->a[k] : sim->bonds->a[k - nl->npairs];
+      idx[1] = k < nl->npairs ? nl->b[k] : sim->bonds->b[k - nl->npairs];
+      if (grow[idx[0]] < 0 || grow[idx[1]] < 0) continue;
+      PetscCall(MatSetValuesBlockedLocal(*J, 2, idx, 2, idx, Z, ADD_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(PetscFree2(dnnz, onnz));
+  PetscCall(PetscFree(cnt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* v x: [r]x v = r x v, row-major */
 static inline void DemCross(const PetscReal r[3], PetscReal S[9])
 {

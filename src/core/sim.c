@@ -1095,48 +1095,53 @@ PetscErrorCode DemCriticalDt_Private(DemSim sim, PetscReal *tc)
 
 /* initial overlaps deeper than 5 % of the smaller radius are a configuration error (lists,
    lattices, files), between bodies and against walls */
+#define DEM_OVERLAP_CHUNK 4096 /* pairs per chunk of the initial overlap check */
+
 static PetscErrorCode DemSimCheckOverlaps(DemSim sim)
 {
   DemBodyStore *bs = &sim->bodies;
   DemState      st = {bs->x, bs->v, bs->w, bs->q};
 
   PetscFunctionBegin;
-  sim->cl.n = 0;
-  for (PetscInt gi = 0; gi < sim->nl.ngroups; gi++) {
-    DemPairBatch pb;
-    DemCollideFn fn;
-    PetscBool    sw;
-    PetscInt     s0 = sim->nl.gstart[gi], s1 = sim->nl.gstart[gi + 1];
-    PetscCall(DemColliderGet_Private(sim->nl.gka[gi], sim->nl.gkb[gi], &fn, &sw));
-    PetscCall(PetscMemzero(&pb, sizeof(pb)));
-    pb.ka = sim->nl.gka[gi], pb.kb = sim->nl.gkb[gi];
-    pb.n = s1 - s0, pb.a = sim->nl.a + s0, pb.b = sim->nl.b + s0, pb.pair = NULL;
-    pb.shift = (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) ? sim->nl.shift + 3 * s0 : NULL;
-    pb.sim = sim, pb.state = &st;
-    PetscCall(fn(pb.ka, pb.kb, &pb, 0, &sim->cl));
-  }
-  for (PetscInt c = 0; c < sim->cl.n; c++) {
-    PetscInt  a = sim->cl.a[c], b = sim->cl.b[c];
-    /* the message points at the body placed later (a wall's partner, or the higher id) */
-    PetscInt  body = (bs->flags[a] & DEM_WALL) ? b : (bs->flags[b] & DEM_WALL) ? a : (bs->gid[a] > bs->gid[b] ? a : b);
-    PetscReal rmin = ((bs->flags[a] | bs->flags[b]) & DEM_WALL) ? bs->radius[body] : PetscMin(bs->radius[a], bs->radius[b]);
-    /* penalty laws accept the small overlaps of a settled packing (restarts from a
-       bodies_final.csv); deeper than 5 % of the smaller radius is a placement mistake */
-    /* a law with an activation gap (barrier_hybrid, 000 section 2.4.7) cannot start from any overlap */
-    PetscReal lim = sim->laws[sim->pairlaw[bs->material[a] * sim->nmat + bs->material[b]]]->activation > 0 ? 0 : -0.05 * rmin;
-    if (sim->cl.gap[c] < lim) {
-      DemNode node = sim->setnode[sim->bodyset[body]], lst = NULL, item = NULL;
-      /* point at the list item when the body comes from a list */
-      PetscCall(DemNodeGet(node, "list", &lst));
-      if (lst) PetscCall(DemNodeSeqItem(lst, body - sim->setfirst[sim->bodyset[body]], &item));
+  /* the pairs in chunks of at most DEM_OVERLAP_CHUNK, each chunk's contacts checked before the
+     next: the contact list holds one chunk's contacts, not the whole packing's */
+  for (PetscInt gi = 0; gi < sim->nl.ngroups; gi++)
+    for (PetscInt s0 = sim->nl.gstart[gi]; s0 < sim->nl.gstart[gi + 1]; s0 += DEM_OVERLAP_CHUNK) {
+      DemPairBatch pb;
+      DemCollideFn fn;
+      PetscBool    sw;
+      PetscInt     s1 = PetscMin(s0 + DEM_OVERLAP_CHUNK, sim->nl.gstart[gi + 1]);
+      PetscCall(DemColliderGet_Private(sim->nl.gka[gi], sim->nl.gkb[gi], &fn, &sw));
+      PetscCall(PetscMemzero(&pb, sizeof(pb)));
+      pb.ka = sim->nl.gka[gi], pb.kb = sim->nl.gkb[gi];
+      pb.n = s1 - s0, pb.a = sim->nl.a + s0, pb.b = sim->nl.b + s0, pb.pair = NULL;
+      pb.shift = (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) ? sim->nl.shift + 3 * s0 : NULL;
+      pb.sim = sim, pb.state = &st;
       sim->cl.n = 0;
-      if ((bs->flags[a] | bs->flags[b]) & DEM_WALL) {
-        PetscInt w = (bs->flags[a] & DEM_WALL) ? a : b;
-        return DemNodeError(item ? item : node, "body %" PetscInt_FMT " (centre [%g, %g, %g], radius %g) overlaps wall %" PetscInt_FMT " by %g m at the start; move it to the free side of the wall", (PetscInt)bs->gid[body], (double)bs->x[3 * body], (double)bs->x[3 * body + 1], (double)bs->x[3 * body + 2], (double)bs->radius[body], (PetscInt)bs->gid[w], (double)-sim->cl.gap[c]);
+      PetscCall(fn(pb.ka, pb.kb, &pb, 0, &sim->cl));
+      for (PetscInt c = 0; c < sim->cl.n; c++) {
+        PetscInt  a = sim->cl.a[c], b = sim->cl.b[c];
+        /* the message points at the body placed later (a wall's partner, or the higher id) */
+        PetscInt  body = (bs->flags[a] & DEM_WALL) ? b : (bs->flags[b] & DEM_WALL) ? a : (bs->gid[a] > bs->gid[b] ? a : b);
+        PetscReal rmin = ((bs->flags[a] | bs->flags[b]) & DEM_WALL) ? bs->radius[body] : PetscMin(bs->radius[a], bs->radius[b]);
+        /* penalty laws accept the small overlaps of a settled packing (restarts from a
+           bodies_final.csv); deeper than 5 % of the smaller radius is a placement mistake */
+        /* a law with an activation gap (barrier_hybrid, 000 section 2.4.7) cannot start from any overlap */
+        PetscReal lim = sim->laws[sim->pairlaw[bs->material[a] * sim->nmat + bs->material[b]]]->activation > 0 ? 0 : -0.05 * rmin;
+        if (sim->cl.gap[c] < lim) {
+          DemNode node = sim->setnode[sim->bodyset[body]], lst = NULL, item = NULL;
+          /* point at the list item when the body comes from a list */
+          PetscCall(DemNodeGet(node, "list", &lst));
+          if (lst) PetscCall(DemNodeSeqItem(lst, body - sim->setfirst[sim->bodyset[body]], &item));
+          sim->cl.n = 0;
+          if ((bs->flags[a] | bs->flags[b]) & DEM_WALL) {
+            PetscInt w = (bs->flags[a] & DEM_WALL) ? a : b;
+            return DemNodeError(item ? item : node, "body %" PetscInt_FMT " (centre [%g, %g, %g], radius %g) overlaps wall %" PetscInt_FMT " by %g m at the start; move it to the free side of the wall", (PetscInt)bs->gid[body], (double)bs->x[3 * body], (double)bs->x[3 * body + 1], (double)bs->x[3 * body + 2], (double)bs->radius[body], (PetscInt)bs->gid[w], (double)-sim->cl.gap[c]);
+          }
+          return DemNodeError(item ? item : node, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap at the start by %g m (centres [%g, %g, %g] and [%g, %g, %g]); move them apart", (PetscInt)bs->gid[a], (PetscInt)bs->gid[b], (double)-sim->cl.gap[c], (double)bs->x[3 * a], (double)bs->x[3 * a + 1], (double)bs->x[3 * a + 2], (double)bs->x[3 * b], (double)bs->x[3 * b + 1], (double)bs->x[3 * b + 2]);
+        }
       }
-      return DemNodeError(item ? item : node, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap at the start by %g m (centres [%g, %g, %g] and [%g, %g, %g]); move them apart", (PetscInt)bs->gid[a], (PetscInt)bs->gid[b], (double)-sim->cl.gap[c], (double)bs->x[3 * a], (double)bs->x[3 * a + 1], (double)bs->x[3 * a + 2], (double)bs->x[3 * b], (double)bs->x[3 * b + 1], (double)bs->x[3 * b + 2]);
     }
-  }
   sim->cl.n = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1175,8 +1180,12 @@ PetscErrorCode DemSimSetUp(DemSim sim)
   fo.td = sim->td;
   fo.J  = NULL;
   /* the forces at t = 0 do not advance contact history (no time has passed: LAMMPS's setup
-     evaluation does not update shear history either) */
-  PetscCall(DemForcesCompute(sim, &st, PETSC_FALSE, PETSC_FALSE, &fo));
+     evaluation does not update shear history either). An integrator whose steps use the fused
+     kernels gets them here too, unless the first VTK frame draws the contact network: the
+     generic pipeline's contact list and force columns (about 0.5 kB per body of a packed bed)
+     are then never allocated */
+  if (sim->integ->fast_forces && !sim->out.contacts) PetscCall(DemForcesComputeFast(sim, &st, PETSC_FALSE, &fo));
+  else PetscCall(DemForcesCompute(sim, &st, PETSC_FALSE, PETSC_FALSE, &fo));
   sim->pe_contact       = fo.pe_contact;
   sim->dissip_rate_prev = fo.dissip_rate;
   sim->ncontacts        = fo.ncontacts;

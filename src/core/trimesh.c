@@ -12,6 +12,7 @@
 */
 #include "trimesh.h"
 #include <gmshc.h>
+#include "dem_gmsh.h" /* gmsh calls go through a table loaded on first use (issue 11) */
 #include <unistd.h>
 #include <errno.h>
 #include <strings.h>

@@ -80,13 +80,17 @@
   plus the common keys type, dt, dt_fraction, petsc_options. PETSc option -cd_view prints a
   summary of the solver statistics when the integrator is destroyed; -cd_compat_* options
   reach the TAO solver of the post-solve.
-  MPI (src/core/decomp.c): solver apgd only. A contact belongs to the rank that evaluates its
-  pair (owner of the lower-id body); ghosts get u0 and, in every N x, the owners' sums of
-  M^-1 B^T x (their parts added to the owners first); dot products, the residual's norms, the
-  force scale and the contact count are reduced over the ranks, so the iteration is the
-  serial one up to round-off (tests/cases/mpi_cd.sh). Warm starts stay with the rank that had
-  the pair (a pair whose evaluating rank changes at a migration starts from 0). pgs and
-  compatible: true are refused on several ranks (one message naming the key).
+  MPI (src/core/decomp.c): a contact belongs to the rank that evaluates its pair (owner of the
+  lower-id body); ghosts get u0 and, in every N x, the owners' sums of M^-1 B^T x (their parts
+  added to the owners first); dot products, the residual's norms, the force scale and the
+  contact count are reduced over the ranks, so apgd's iteration is the serial one up to
+  round-off (tests/cases/mpi_cd.sh). pgs is a block-Jacobi + Gauss-Seidel hybrid
+  (DemCDSolvePGS): each rank sweeps its own contacts in `order`, and between sweeps the
+  velocities are recomputed from all ranks' forces; it agrees with one rank within tol
+  (tests/cases/mpi_pgs.sh). Warm starts go with their pair when its evaluating rank changes
+  at a rebuild (DemCDWarmMigrate). The warm starts in a checkpoint written on several ranks
+  are rank 0's only (the others' pairs start from 0 after a restart). compatible: true is
+  refused on several ranks (one message naming the key).
 */
 #include "cdimpl.h"
 #include <time.h>
@@ -189,11 +193,10 @@ static PetscErrorCode DemIntegratorSetUp_CD(DemIntegrator ig, DemSim sim)
   DemIntegrator_CD *cd = (DemIntegrator_CD *)ig->data;
 
   PetscFunctionBegin;
-  if (sim->size > 1 && (cd->solver == 1 || cd->compatible)) { /* MPI: apgd only (decomp.c) */
+  if (sim->size > 1 && cd->compatible) { /* MPI: the post-solve is serial (decomp.c) */
     DemNode in, kn;
     PetscCall(DemNodeGet(sim->root, "integrator", &in));
-    PetscCall(DemNodeGet(in, cd->solver == 1 ? "solver" : "compatible", &kn));
-    if (cd->solver == 1) return DemNodeError(kn ? kn : in, "solver pgs runs on one MPI rank (this run has %d): its Gauss-Seidel sweep goes through the contacts one after another; use solver: apgd on several ranks", (int)sim->size);
+    PetscCall(DemNodeGet(in, "compatible", &kn));
     return DemNodeError(kn ? kn : in, "compatible: true runs on one MPI rank (this run has %d): the post-solve is serial", (int)sim->size);
   }
   if (cd->margin < 0) cd->margin = 0.5 * sim->skin;
@@ -299,6 +302,57 @@ static PetscErrorCode DemCDExternal(DemIntegrator_CD *cd, DemSim sim, PetscReal 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static int DemCDI64Cmp(const void *x, const void *y)
+{
+  const int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* MPI, after a rebuild (bodies migrated): the warm starts go with their pair to the rank that
+   now evaluates it, the owner of its lower-id body (decomp.c). Every rank's entries are
+   gathered on every rank (5 reals each: gid a, gid b, feature, f, f_compatible) and each keeps
+   those of its owned bodies. Collective; at rebuilds only. */
+static PetscErrorCode DemCDWarmMigrate(DemIntegrator_CD *cd, DemSim sim)
+{
+  DemHistoryMap *m  = &cd->wmap;
+  DemBodyStore  *bs = &sim->bodies;
+  PetscMPIInt    mine = 5 * (PetscMPIInt)m->count, *cnt, *off, tot;
+  PetscReal     *sb, *rb;
+  int64_t       *own;
+  PetscInt       e = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(sim->size, &cnt, sim->size, &off));
+  PetscCallMPI(MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, sim->comm));
+  off[0] = 0;
+  for (PetscMPIInt r = 1; r < sim->size; r++) off[r] = off[r - 1] + cnt[r - 1];
+  tot = off[sim->size - 1] + cnt[sim->size - 1];
+  PetscCall(PetscMalloc3(mine + 1, &sb, tot + 1, &rb, bs->n + 1, &own));
+  for (PetscInt i = 0; i < m->cap; i++) {
+    if (!m->used[i]) continue;
+    memcpy(&sb[5 * e], &m->ka[i], sizeof(int64_t));
+    memcpy(&sb[5 * e + 1], &m->kb[i], sizeof(int64_t));
+    memcpy(&sb[5 * e + 2], &m->kf[i], sizeof(int64_t));
+    sb[5 * e + 3] = m->val[2 * i], sb[5 * e + 4] = m->val[2 * i + 1];
+    e++;
+  }
+  PetscCallMPI(MPI_Allgatherv(sb, mine, MPIU_REAL, rb, cnt, off, MPIU_REAL, sim->comm));
+  PetscCall(DemHistoryMapClear(m));
+  for (PetscInt i = 0; i < bs->n; i++) own[i] = bs->gid[i];
+  if (bs->n > 1) qsort(own, (size_t)bs->n, sizeof(int64_t), DemCDI64Cmp);
+  for (PetscInt k = 0; k < tot / 5; k++) {
+    int64_t ka, kb, kf, lo;
+    memcpy(&ka, &rb[5 * k], sizeof(int64_t));
+    memcpy(&kb, &rb[5 * k + 1], sizeof(int64_t));
+    memcpy(&kf, &rb[5 * k + 2], sizeof(int64_t));
+    lo = PetscMin(ka, kb);
+    if (bsearch(&lo, own, (size_t)bs->n, sizeof(int64_t), DemCDI64Cmp)) PetscCall(DemHistoryMapPut(m, ka, kb, kf, &rb[5 * k + 3]));
+  }
+  PetscCall(PetscFree3(sb, rb, own));
+  PetscCall(PetscFree2(cnt, off));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* contacts at the current state, up to gap `margin` (the laws' activation is raised for the
    call only) */
 static PetscErrorCode DemCDDetect(DemIntegrator_CD *cd, DemSim sim)
@@ -307,6 +361,7 @@ static PetscErrorCode DemCDDetect(DemIntegrator_CD *cd, DemSim sim)
   DemNeighbourList *nl = &sim->nl;
   DemState          st = {bs->x, bs->v, bs->w, bs->q};
   PetscReal        *act, lim = 0.5 * (sim->skin - cd->margin), mx = 0;
+  const PetscInt    nbuilds = nl->nbuilds;
 
   PetscFunctionBegin;
   /* the list holds every pair within the skin at its build; a pair within `margin` now is
@@ -321,6 +376,7 @@ static PetscErrorCode DemCDDetect(DemIntegrator_CD *cd, DemSim sim)
     if (sim->decomp) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &again, 1, MPIU_INT, MPI_MAX, sim->comm)); /* MPI: collective */
     if (again) PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_TRUE));
   }
+  if (DemDecompActive_Private(sim) && cd->warm && nl->nbuilds != nbuilds) PetscCall(DemCDWarmMigrate(cd, sim)); /* MPI: with their pairs */
   if (sim->nlaw + 1 > cd->nactcap) { /* once: no allocation per step */
     PetscCall(PetscFree(cd->act));
     cd->nactcap = sim->nlaw + 1;
@@ -445,11 +501,33 @@ static PetscReal DemCDResidual(const DemCDSystem *sys, PetscReal dt, const Petsc
   return fm > 0 ? r / fm : 0.0;
 }
 
-/* projected Gauss-Seidel on the body velocities u = u0 + dt M^-1 B^T f */
+/* the residual of DemCDResidual over the contacts of every rank (MPI) */
+static PetscErrorCode DemCDResidualAll(DemSim sim, const DemCDSystem *sys, PetscReal dt, const PetscReal *f, const PetscReal *g, PetscReal fp, PetscReal *res)
+{
+  PetscReal v[2] = {0, fp};
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < sys->nc; k++) {
+    v[0] = PetscMax(v[0], PetscAbsReal(PetscMin(f[k], g[k] / (dt * sys->diag[k]))));
+    v[1] = PetscMax(v[1], f[k]);
+  }
+  PetscCall(DemCDMax(sim, v, 2));
+  *res = v[1] > 0 ? v[0] / v[1] : 0.0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* projected Gauss-Seidel on the body velocities u = u0 + dt M^-1 B^T f. MPI: a block-Jacobi +
+   Gauss-Seidel hybrid: each rank sweeps its own contacts (the pairs whose lower-id body it
+   owns) in the order `order` (natural: its contact list's order), its velocity updates,
+   ghosts' included, seen at once by its next contacts (Gauss-Seidel); after every sweep the
+   velocities are recomputed from all ranks' forces, u = u0 + dt M^-1 B^T f with the ghosts'
+   parts summed into their owners and copied back (two exchanges, DemCDMinvBtAll), so the
+   other ranks' updates of a sweep are seen at the next one (Jacobi). The residual is then
+   that of the whole system (a reduction), so every rank stops at the same sweep. */
 static PetscErrorCode DemCDSolvePGS(DemIntegrator_CD *cd, DemSim sim, PetscReal dt, PetscReal fp, PetscReal b[], PetscInt *its, PetscReal *res)
 {
   DemCDSystem   *sys = &cd->sys;
-  const PetscInt nc = sys->nc, nb = sim->bodies.n;
+  const PetscInt nc = sys->nc, nb = sim->bodies.n + sim->bodies.nghost; /* MPI: ghosts too */
   PetscReal     *f = sys->f, *u = cd->u, *g = cd->x1;
   PetscInt      *perm = cd->perm;
 
@@ -460,7 +538,7 @@ static PetscErrorCode DemCDSolvePGS(DemIntegrator_CD *cd, DemSim sim, PetscReal 
       PetscInt j = (PetscInt)(DemCDRandNext(&cd->rng) % (uint64_t)(k + 1)), t = perm[k];
       perm[k] = perm[j], perm[j] = t;
     }
-  DemCDMinvBt(sys, nb, f, u);
+  PetscCall(DemCDMinvBtAll(sim, sys, nb, f, u)); /* MPI: with the other ranks' warm starts */
   for (PetscInt j = 0; j < 6 * nb; j++) u[j] = cd->u0[j] + dt * u[j];
   *res = PETSC_MAX_REAL;
   for (*its = 0; *its < cd->max_it;) {
@@ -474,8 +552,13 @@ static PetscErrorCode DemCDSolvePGS(DemIntegrator_CD *cd, DemSim sim, PetscReal 
       for (int d = 0; d < 6; d++) ua[d] += dt * W[d] * df, ub[d] += dt * W[6 + d] * df;
     }
     (*its)++;
+    if (sim->decomp) { /* MPI: the Jacobi exchange between the ranks' sweeps (above) */
+      PetscCall(DemCDMinvBtAll(sim, sys, nb, f, u));
+      for (PetscInt j = 0; j < 6 * nb; j++) u[j] = cd->u0[j] + dt * u[j];
+    }
     for (PetscInt k = 0; k < nc; k++) g[k] = DemCDRow(sys->J + 12 * k, u + 6 * sys->a[k], u + 6 * sys->b[k]) + b[k];
-    *res = DemCDResidual(sys, dt, f, g, fp);
+    if (sim->decomp) PetscCall(DemCDResidualAll(sim, sys, dt, f, g, fp, res));
+    else *res = DemCDResidual(sys, dt, f, g, fp);
     if (*res <= cd->tol) break;
   }
   PetscFunctionReturn(PETSC_SUCCESS);

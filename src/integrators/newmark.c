@@ -1122,9 +1122,16 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
       PetscCall(DemNmReject(ig, sim, why, its_total, fnorm, info));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    /* the contacts the solution saw (the last evaluation may have been elsewhere) */
-    PetscCall(DemNmTrialState(nm, nm->X));
-    PetscCall(DemNmEval(nm, PETSC_FALSE, nm->f, nm->t, NULL, NULL, &fo));
+    /* the contacts the solution saw: those of the last evaluation when it was at the solution
+       (always with newmark's line search: one residual evaluation less per solve), else anew */
+    {
+      PetscBool same = PETSC_FALSE;
+      if (nm->lastvalid) PetscCall(VecEqual(nm->X, nm->Xlast, &same));
+      if (!same) {
+        PetscCall(DemNmTrialState(nm, nm->X));
+        PetscCall(DemNmEval(nm, PETSC_FALSE, nm->f, nm->t, NULL, NULL, &fo));
+      }
+    }
     nm->lastvalid = PETSC_FALSE;
     /* night owls: can the list still vouch for every contact at the new positions? */
     if (sim->nl.x0 && sim->skin > 0) {

@@ -84,6 +84,18 @@
   integrator state: they are found at set-up from the run description's initial state, which
   the checkpoint pins.
 
+  MPI (src/core/decomp.c): the unknowns are the owned mobile bodies, renumbered after every
+  rebuild in global-id order rank after rank (DemVarDistribute; jacobian.c's
+  DemJacobianNumberingGlobal_Private gives the ghosts their owners' global rows); R, D, the
+  bounds, the matrix (MATMPIBAIJ / MATMPISBAIJ from DemJacobianCreateGlobal_Private, the blocks
+  of a pair with a ghost added with global indices, or the shell with the ghosts' entries
+  exchanged), KSP and TAO live on the communicator and are re-created then. Every evaluation
+  first sends the owners' trial state to the ghosts; the dashpot parts come back like the
+  forces (the walls' summed); the increment norms, the skip estimate, the quasi-static force
+  scales and every branch are global. CG + Jacobi does not depend on the order of the unknowns:
+  the Newton iterates and iteration counts are the one-rank run's up to round-off
+  (tests/cases/mpi_variational.sh).
+
   Spheres only: 003 eq. (26)'s kinetic energy is that of isotropic bodies; other shapes are
   refused at set-up. Bonded pairs (003 section 3.3) come in through the `bond` law.
 
@@ -119,6 +131,10 @@ typedef struct {
   DemSim     sim;
   PetscInt  *row, nrows, nb;
   PetscInt   nlbuild; /* neighbour-list build of the matrix's preallocation */
+  PetscReal *wsum; /* MPI: [6 nwall] the walls' dissipative parts summed over the ranks */
+  PetscReal *su, *sz; /* MPI: [6 nb] per-body scratch of the shell's products */
+  PetscInt  *grow, cap, mpibuild; /* MPI: global rows of owned and ghost bodies, scratch capacity,
+                                     neighbour-list build of the numbering (DemVarDistribute) */
   Mat        J;
   Vec        R, D, XL, XU, Xprev;
   KSP        ksp;
@@ -240,18 +256,101 @@ static PetscErrorCode DemVarShellDiagonal(Mat A, Vec Dg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MPI: the products of the shell on several ranks: per-body 6-vectors, the owners' entries of
+   x sent to the ghosts, each contact's block applied on the rank that evaluates it, the
+   ghosts' results added to their owners (one forward, one reverse exchange, decomp.c).
+   diag: the diagonal (x unused) */
+static PetscErrorCode DemVarShellApplyMPI(DemIntegrator_Variational *vi, const PetscScalar *x, PetscScalar *y, PetscBool diag)
+{
+  DemSim        sim = vi->sim;
+  DemBodyStore *bs  = &sim->bodies;
+  PetscReal    *u = vi->su, *z = vi->sz;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < vi->nb; i++) {
+    const PetscInt r = i < bs->n ? vi->row[i] : -1;
+    for (int j = 0; j < 6; j++) u[6 * i + j] = (!diag && r >= 0) ? x[6 * r + j] : 0, z[6 * i + j] = 0;
+  }
+  if (!diag) PetscCall(DemDecompForwardArray_Private(sim, u, 6));
+  for (PetscInt i = 0; i < bs->n; i++) {
+    if (vi->row[i] < 0) continue;
+    for (int j = 0; j < 3; j++) {
+      z[6 * i + j]     = (vi->cmass * bs->m[i] + vi->creg) * (diag ? 1 : u[6 * i + j]);
+      z[6 * i + 3 + j] = (vi->cmass * bs->I[3 * i] + vi->creg) * (diag ? 1 : u[6 * i + 3 + j]);
+    }
+  }
+  for (PetscInt c = 0; c < sim->cl.n; c++) {
+    const PetscInt ab[2] = {sim->cl.a[c], sim->cl.b[c]};
+    PetscReal      B[144], w[12];
+    PetscBool      any, on[2] = {vi->grow[ab[0]] >= 0 ? PETSC_TRUE : PETSC_FALSE, vi->grow[ab[1]] >= 0 ? PETSC_TRUE : PETSC_FALSE};
+    if (!on[0] && !on[1]) continue;
+    PetscCall(DemForcesJacobianBlock_Private(sim, c, vi->cstiff, vi->cdamp, B, &any));
+    if (!any) continue;
+    for (int k = 0; k < 2; k++)
+      for (int j = 0; j < 6; j++) w[6 * k + j] = on[k] ? u[6 * ab[k] + j] : 0;
+    for (int k = 0; k < 2; k++)
+      if (on[k])
+        for (int j = 0; j < 6; j++) {
+          const PetscInt i = 6 * k + j;
+          if (diag) z[6 * ab[k] + j] += B[13 * i];
+          else
+            for (int l = 0; l < 12; l++) z[6 * ab[k] + j] += B[12 * i + l] * w[l];
+        }
+  }
+  PetscCall(DemDecompReverseAddArray_Private(sim, z, 6));
+  for (PetscInt i = 0; i < bs->n; i++)
+    if (vi->row[i] >= 0)
+      for (int j = 0; j < 6; j++) y[6 * vi->row[i] + j] = z[6 * i + j];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemVarShellMultMPI(Mat A, Vec X, Vec Y)
+{
+  DemIntegrator_Variational *vi;
+  const PetscScalar         *x;
+  PetscScalar               *y;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &vi));
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArray(Y, &y));
+  PetscCall(DemVarShellApplyMPI(vi, x, y, PETSC_FALSE));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(VecRestoreArray(Y, &y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemVarShellDiagonalMPI(Mat A, Vec Dg)
+{
+  DemIntegrator_Variational *vi;
+  PetscScalar               *d;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &vi));
+  PetscCall(VecGetArray(Dg, &d));
+  PetscCall(DemVarShellApplyMPI(vi, NULL, d, PETSC_TRUE));
+  PetscCall(VecRestoreArray(Dg, &d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the matrix, rebuilt (re-preallocated) when the neighbour list was rebuilt */
 static PetscErrorCode DemVarEnsureMatrix(DemSim sim, DemIntegrator_Variational *vi)
 {
   PetscFunctionBegin;
   if (vi->J && (vi->jac == DEM_VAR_SHELL || vi->nlbuild == sim->nl.nbuilds)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatDestroy(&vi->J));
-  if (vi->jac == DEM_VAR_SHELL) {
+  if (vi->jac == DEM_VAR_SHELL && vi->grow) { /* MPI */
+    PetscCall(MatCreateShell(sim->comm, 6 * vi->nrows, 6 * vi->nrows, PETSC_DETERMINE, PETSC_DETERMINE, vi, &vi->J));
+    PetscCall(MatShellSetOperation(vi->J, MATOP_MULT, (void (*)(void))DemVarShellMultMPI));
+    PetscCall(MatShellSetOperation(vi->J, MATOP_GET_DIAGONAL, (void (*)(void))DemVarShellDiagonalMPI));
+    PetscCall(MatSetOption(vi->J, MAT_SYMMETRIC, PETSC_TRUE));
+  } else if (vi->jac == DEM_VAR_SHELL) {
     PetscCall(MatCreateShell(PETSC_COMM_SELF, 6 * vi->nrows, 6 * vi->nrows, 6 * vi->nrows, 6 * vi->nrows, vi, &vi->J));
     PetscCall(MatShellSetOperation(vi->J, MATOP_MULT, (void (*)(void))DemVarShellMult));
     PetscCall(MatShellSetOperation(vi->J, MATOP_GET_DIAGONAL, (void (*)(void))DemVarShellDiagonal));
     PetscCall(MatSetOption(vi->J, MAT_SYMMETRIC, PETSC_TRUE));
-  } else PetscCall(DemJacobianCreate_Private(sim, vi->jac == DEM_VAR_SBAIJ ? MATSBAIJ : MATBAIJ, vi->row, vi->nrows, &vi->J));
+  } else if (vi->grow) PetscCall(DemJacobianCreateGlobal_Private(sim, vi->jac == DEM_VAR_SBAIJ ? MATSBAIJ : MATBAIJ, vi->grow, vi->nrows, &vi->J)); /* MPI (jacobian.c) */
+  else PetscCall(DemJacobianCreate_Private(sim, vi->jac == DEM_VAR_SBAIJ ? MATSBAIJ : MATBAIJ, vi->row, vi->nrows, &vi->J));
   vi->nlbuild = sim->nl.nbuilds;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -272,7 +371,8 @@ static PetscErrorCode DemVarAssemble(DemSim sim, DemIntegrator_Variational *vi, 
       PetscReal mx;
       Vec       dg;
       PetscCall(VecDuplicate(vi->R, &dg));
-      PetscCall(DemVarShellDiagonal(vi->J, dg));
+      if (vi->grow) PetscCall(DemVarShellDiagonalMPI(vi->J, dg));
+      else PetscCall(DemVarShellDiagonal(vi->J, dg));
       PetscCall(VecMax(dg, NULL, &mx));
       vi->creg = mx > 0 ? reg * mx : reg;
       PetscCall(VecDestroy(&dg));
@@ -291,6 +391,7 @@ static PetscErrorCode DemVarAssemble(DemSim sim, DemIntegrator_Variational *vi, 
       blk[7 * j]       = cmass * bs->m[i];
       blk[7 * (j + 3)] = cmass * bs->I[3 * i];
     }
+    if (vi->grow) r = vi->grow[i]; /* MPI: global row (DemVarDistribute) */
     PetscCall(MatSetValuesBlocked(vi->J, 1, &r, 1, &r, blk, ADD_VALUES));
   }
   PetscCall(DemForcesJacobian(sim, st, cstiff, cdamp, vi->J));
@@ -310,6 +411,100 @@ static PetscErrorCode DemVarAssemble(DemSim sim, DemIntegrator_Variational *vi, 
 static PetscReal DemVarReach(DemSim sim, DemIntegrator_Variational *vi)
 {
   return sim->skin > 0 ? 0.5 * sim->skin : 0.1 * vi->rmin;
+}
+
+/* the vectors of the unknowns, and the bounds of quasi-static mode: no body moves more than
+   half the skin in a load step, so that the neighbour list sees every contact the minimiser can
+   reach. MPI: distributed, 6 nrows entries on this rank (re-created at every rebuild) */
+static PetscErrorCode DemVarCreateVecs(DemSim sim, DemIntegrator_Variational *vi)
+{
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&vi->R));
+  PetscCall(VecDestroy(&vi->D));
+  PetscCall(VecDestroy(&vi->XL));
+  PetscCall(VecDestroy(&vi->XU));
+  PetscCall(VecDestroy(&vi->Xprev));
+  if (sim->decomp) PetscCall(VecCreateMPI(sim->comm, 6 * vi->nrows, PETSC_DETERMINE, &vi->R));
+  else PetscCall(VecCreateSeq(PETSC_COMM_SELF, 6 * vi->nrows, &vi->R));
+  PetscCall(VecSetBlockSize(vi->R, 6));
+  PetscCall(VecDuplicate(vi->R, &vi->D));
+  if (vi->qs) {
+    PetscScalar *lo, *hi;
+    PetscCall(VecDuplicate(vi->R, &vi->XL));
+    PetscCall(VecDuplicate(vi->R, &vi->XU));
+    PetscCall(VecGetArray(vi->XL, &lo));
+    PetscCall(VecGetArray(vi->XU, &hi));
+    for (PetscInt k = 0; k < 6 * vi->nrows; k++) {
+      const PetscReal b = (k % 6) < 3 ? DemVarReach(sim, vi) : PETSC_INFINITY;
+      lo[k] = -b, hi[k] = b;
+    }
+    PetscCall(VecRestoreArray(vi->XL, &lo));
+    PetscCall(VecRestoreArray(vi->XU, &hi));
+    PetscCall(VecDuplicate(vi->R, &vi->Xprev));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* quasi-static mode's minimiser (MPI: re-created with the vectors at every rebuild) */
+static PetscErrorCode DemVarCreateTao(DemSim sim, DemIntegrator_Variational *vi)
+{
+  PetscFunctionBegin;
+  PetscCall(TaoDestroy(&vi->tao));
+  PetscCall(TaoCreate(sim->decomp ? sim->comm : PETSC_COMM_SELF, &vi->tao));
+  PetscCall(TaoSetType(vi->tao, TAOBNLS));
+  PetscCall(TaoSetVariableBounds(vi->tao, vi->XL, vi->XU));
+  vi->taoset = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* per-body scratch for nb owned and ghost bodies (MPI: nb changes at a rebuild) */
+static PetscErrorCode DemVarReserve(DemIntegrator_Variational *vi, PetscInt nb)
+{
+  PetscFunctionBegin;
+  if (nb <= vi->cap && vi->grow) PetscFunctionReturn(PETSC_SUCCESS);
+  nb = PetscMax(nb, vi->grow ? 2 * vi->cap : vi->cap); /* the first call: the numbering's grow[] */
+  PetscCall(PetscFree2(vi->row, vi->q));
+  PetscCall(PetscFree(vi->grow));
+  PetscCall(PetscFree2(vi->su, vi->sz));
+  PetscCall(PetscFree4(vi->x, vi->v, vi->w, vi->dq));
+  PetscCall(PetscFree6(vi->f, vi->t, vi->fd, vi->td, vi->qf, vi->qt));
+  PetscCall(PetscFree4(vi->fext, vi->text, vi->vn, vi->wn));
+  PetscCall(PetscMalloc2(nb + 1, &vi->row, 4 * nb + 1, &vi->q));
+  PetscCall(PetscMalloc1(nb + 1, &vi->grow));
+  PetscCall(PetscMalloc2(6 * nb + 1, &vi->su, 6 * nb + 1, &vi->sz));
+  PetscCall(PetscMalloc4(3 * nb + 1, &vi->x, 3 * nb + 1, &vi->v, 3 * nb + 1, &vi->w, 6 * nb + 1, &vi->dq));
+  PetscCall(PetscMalloc6(3 * nb + 1, &vi->f, 3 * nb + 1, &vi->t, 3 * nb + 1, &vi->fd, 3 * nb + 1, &vi->td, 3 * nb + 1, &vi->qf, 3 * nb + 1, &vi->qt));
+  PetscCall(PetscCalloc4(3 * nb + 1, &vi->fext, 3 * nb + 1, &vi->text, 3 * nb + 1, &vi->vn, 3 * nb + 1, &vi->wn));
+  PetscCall(PetscArrayzero(vi->dq, 6 * nb));
+  vi->cap = nb;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemVarDistribute - several MPI ranks (src/core/decomp.c), after every rebuild of the neighbour
+  list (bodies migrate, ghosts change): the unknowns are the owned mobile bodies, numbered in
+  global-id order on each rank and rank after rank (DemJacobianNumberingGlobal_Private: local
+  rows row[], global rows grow[] of owned and ghost bodies); the vectors, the matrix
+  (DemVarEnsureMatrix: MATMPIBAIJ from the owned + ghost pair graph) and the solvers are made
+  for the new sizes. Collective; nothing on one rank.
+*/
+static PetscErrorCode DemVarDistribute(DemSim sim, DemIntegrator_Variational *vi)
+{
+  const PetscInt nb = sim->bodies.n + sim->bodies.nghost;
+  PetscInt       rstart;
+
+  PetscFunctionBegin;
+  if (!DemDecompActive_Private(sim) || vi->mpibuild == sim->nl.nbuilds) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DemVarReserve(vi, nb));
+  if (!vi->wsum) PetscCall(PetscMalloc1(6 * sim->nwall + 1, &vi->wsum));
+  vi->nb = nb;
+  PetscCall(DemJacobianNumberingGlobal_Private(sim, vi->row, vi->grow, &vi->nrows, &rstart));
+  PetscCall(DemVarCreateVecs(sim, vi));
+  if (vi->ksp) PetscCall(KSPReset(vi->ksp)); /* operators of other sizes follow */
+  if (vi->qs) PetscCall(DemVarCreateTao(sim, vi));
+  PetscCall(MatDestroy(&vi->J));
+  vi->mpibuild = sim->nl.nbuilds;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode DemIntegratorSetUp_Variational(DemIntegrator ig, DemSim sim)
@@ -336,47 +531,33 @@ static PetscErrorCode DemIntegratorSetUp_Variational(DemIntegrator ig, DemSim si
   PetscCall(PetscMalloc6(3 * nb + 1, &vi->f, 3 * nb + 1, &vi->t, 3 * nb + 1, &vi->fd, 3 * nb + 1, &vi->td, 3 * nb + 1, &vi->qf, 3 * nb + 1, &vi->qt));
   PetscCall(PetscCalloc4(3 * nb + 1, &vi->fext, 3 * nb + 1, &vi->text, 3 * nb + 1, &vi->vn, 3 * nb + 1, &vi->wn));
   PetscCall(PetscArrayzero(vi->dq, 6 * nb));
+  vi->cap      = nb;
+  vi->mpibuild = sim->nl.nbuilds; /* MPI: the rows of the decomposition of set-up are local ones */
   PetscCall(DemJacobianNumbering_Private(sim, vi->row, &vi->nrows));
+  if (DemDecompActive_Private(sim)) vi->mpibuild = -1; /* MPI: numbered by DemVarDistribute */
   vi->rmin = PETSC_MAX_REAL;
   for (PetscInt i = 0; i < nb; i++)
     if (vi->row[i] >= 0) vi->rmin = PetscMin(vi->rmin, bs->radius[i]);
+  if (sim->decomp) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &vi->rmin, 1, MPIU_REAL, MPIU_MIN, sim->comm)); /* MPI: over the ranks */
   if (vi->rmin == PETSC_MAX_REAL) vi->rmin = 1;
   { /* a force below which gradients are noise: a contact of the shortest collision time
        compressed by 1e-6 of the smallest radius, or the weight of the lightest body */
     PetscReal mmin = PETSC_MAX_REAL, gg = PetscSqrtReal(sim->gravity[0] * sim->gravity[0] + sim->gravity[1] * sim->gravity[1] + sim->gravity[2] * sim->gravity[2]);
     for (PetscInt i = 0; i < nb; i++)
       if (vi->row[i] >= 0) mmin = PetscMin(mmin, bs->m[i]);
+    if (sim->decomp) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &mmin, 1, MPIU_REAL, MPIU_MIN, sim->comm)); /* MPI: over the ranks */
     vi->fref = 0;
     if (mmin < PETSC_MAX_REAL) {
       vi->fref = mmin * gg;
       if (sim->tc_min > 0 && sim->tc_min < PETSC_MAX_REAL) vi->fref = PetscMax(vi->fref, 1e-6 * vi->rmin * mmin * PetscSqr(PETSC_PI / sim->tc_min));
     }
   }
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 6 * vi->nrows, &vi->R));
-  PetscCall(VecSetBlockSize(vi->R, 6));
-  PetscCall(VecDuplicate(vi->R, &vi->D));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-variational_monitor", &vi->monitor, NULL));
   vi->dt0 = sim->dt;
-  if (vi->qs) {
-    PetscScalar *lo, *hi;
-    /* bounds: no body moves more than half the skin in a load step, so that the neighbour
-       list sees every contact the minimiser can reach */
-    PetscCall(VecDuplicate(vi->R, &vi->XL));
-    PetscCall(VecDuplicate(vi->R, &vi->XU));
-    PetscCall(VecGetArray(vi->XL, &lo));
-    PetscCall(VecGetArray(vi->XU, &hi));
-    for (PetscInt k = 0; k < 6 * vi->nrows; k++) {
-      const PetscReal b = (k % 6) < 3 ? DemVarReach(sim, vi) : PETSC_INFINITY;
-      lo[k] = -b, hi[k] = b;
-    }
-    PetscCall(VecRestoreArray(vi->XL, &lo));
-    PetscCall(VecRestoreArray(vi->XU, &hi));
-    PetscCall(VecDuplicate(vi->R, &vi->Xprev));
-    PetscCall(TaoCreate(PETSC_COMM_SELF, &vi->tao));
-    PetscCall(TaoSetType(vi->tao, TAOBNLS));
-    PetscCall(TaoSetVariableBounds(vi->tao, vi->XL, vi->XU));
-  } else {
-    PetscCall(KSPCreate(PETSC_COMM_SELF, &vi->ksp));
+  PetscCall(DemVarCreateVecs(sim, vi));
+  if (vi->qs) PetscCall(DemVarCreateTao(sim, vi));
+  else {
+    PetscCall(KSPCreate(sim->decomp ? sim->comm : PETSC_COMM_SELF, &vi->ksp));
     PetscCall(KSPSetType(vi->ksp, KSPCG));
     PetscCall(KSPGetPC(vi->ksp, &pc));
     PetscCall(PCSetType(pc, PCJACOBI)); /* A is dominated by M / h: point Jacobi is cheap and enough */
@@ -431,17 +612,29 @@ static PetscErrorCode DemVarEval(DemSim sim, DemIntegrator_Variational *vi, cons
   fo->t     = tq;
   sim->time = t;
   sim->dt   = dt_law;
+  if (DemDecompActive_Private(sim)) PetscCall(DemDecompForwardState_Private(sim, (PetscReal *)st->x, (PetscReal *)st->v, (PetscReal *)st->w, (PetscReal *)st->q, NULL, NULL)); /* MPI: the owners' trial state into the ghosts (decomp.c) */
   PetscCall(DemForcesCompute(sim, st, PETSC_FALSE, commit, fo));
   sim->time = t0;
   sim->dt   = dt0;
   if (fd) PetscCall(DemForcesDissipative_Private(sim, fd, td));
+  if (fd && DemDecompActive_Private(sim)) { /* MPI: the ghosts' dashpot forces to their owners */
+    PetscCall(DemDecompReverseAddArray_Private(sim, fd, 3));
+    PetscCall(DemDecompReverseAddArray_Private(sim, td, 3));
+    for (PetscInt w = 0; w < sim->nwall; w++) /* the walls' parts are summed over the ranks, like their reactions */
+      for (int j = 0; j < 3; j++) vi->wsum[6 * w + j] = fd[3 * sim->walls[w].body + j], vi->wsum[6 * w + 3 + j] = td[3 * sim->walls[w].body + j];
+    PetscCall(DemDecompSum_Private(sim, vi->wsum, 6 * sim->nwall));
+    for (PetscInt w = 0; w < sim->nwall; w++)
+      for (int j = 0; j < 3; j++) fd[3 * sim->walls[w].body + j] = vi->wsum[6 * w + j], td[3 * sim->walls[w].body + j] = vi->wsum[6 * w + 3 + j];
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* 2-norm of per-body 6-vectors over the unknowns, rotations times the radius */
-static PetscReal DemVarNorm(DemSim sim, DemIntegrator_Variational *vi, const PetscReal *u, PetscBool rowlayout)
+/* 2-norm of per-body 6-vectors over the unknowns (of all ranks), rotations times the radius */
+static PetscErrorCode DemVarNorm(DemSim sim, DemIntegrator_Variational *vi, const PetscReal *u, PetscBool rowlayout, PetscReal *nrm)
 {
   PetscReal s = 0;
+
+  PetscFunctionBegin;
   for (PetscInt i = 0; i < vi->nb; i++) {
     PetscInt         r = vi->row[i];
     const PetscReal *z;
@@ -450,7 +643,9 @@ static PetscReal DemVarNorm(DemSim sim, DemIntegrator_Variational *vi, const Pet
     z = u + 6 * (rowlayout ? r : i);
     s += z[0] * z[0] + z[1] * z[1] + z[2] * z[2] + rad * rad * (z[3] * z[3] + z[4] * z[4] + z[5] * z[5]);
   }
-  return PetscSqrtReal(s);
+  PetscCall(DemDecompSum_Private(sim, &s, 1)); /* MPI: over the ranks */
+  *nrm = PetscSqrtReal(s);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* the step is rejected: the state stays, the run retries with dt / 2 */
@@ -460,7 +655,7 @@ static PetscErrorCode DemVarReject(DemSim sim, DemIntegrator_Variational *vi, Pe
   vi->nok = 0;
   vi->nhalve++;
   PetscCheck(vi->nhalve <= 30, sim->comm, PETSC_ERR_NOT_CONVERGED, "integrator variational: %s at t = %g s even with dt = %g s (30 halvings of %g s); check the configuration (stiffness, overlaps, a body without support in quasi-static mode) or raise max_iterations", why, (double)sim->time, (double)h, (double)vi->dt0);
-  if (vi->monitor) PetscCall(PetscPrintf(PETSC_COMM_SELF, "variational: step %" PetscInt_FMT " rejected (%s): dt %g -> %g s\n", sim->step + 1, why, (double)h, (double)(0.5 * h)));
+  if (vi->monitor) PetscCall(PetscPrintf(sim->comm, "variational: step %" PetscInt_FMT " rejected (%s): dt %g -> %g s\n", sim->step + 1, why, (double)h, (double)(0.5 * h)));
   info->accepted  = PETSC_FALSE;
   info->converged = PETSC_FALSE;
   info->dt_next   = 0.5 * h;
@@ -524,6 +719,7 @@ static PetscErrorCode DemVarStepDynamic(DemIntegrator ig, DemSim sim, PetscReal 
 
   PetscFunctionBegin;
   PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_FALSE));
+  PetscCall(DemVarDistribute(sim, vi)); /* MPI: after a rebuild (decomp.c) */
   PetscCall(DemVarEnsureMatrix(sim, vi));
   if (!vi->qvalid) { /* the forces of the store's state, for the predictor */
     st = (DemState){bs->x, bs->v, bs->w, bs->q};
@@ -579,10 +775,11 @@ static PetscErrorCode DemVarStepDynamic(DemIntegrator ig, DemSim sim, PetscReal 
         for (int j = 0; j < 3; j++) est += PetscSqr(h * Rr[6 * r + j] / bs->m[i]) + PetscSqr(bs->radius[i] * h * Rr[6 * r + 3 + j] / bs->I[3 * i]);
       }
       PetscCall(VecRestoreArrayRead(vi->R, &Rr));
+      PetscCall(DemDecompSum_Private(sim, &est, 1)); /* MPI: over the ranks */
       est = PetscSqrtReal(est);
-      if (!it) qnorm = DemVarNorm(sim, vi, vi->dq, PETSC_FALSE);
+      if (!it) PetscCall(DemVarNorm(sim, vi, vi->dq, PETSC_FALSE, &qnorm));
       if (est <= 0.01 * vi->tol * (qnorm + 1e-6 * vi->rmin)) {
-        if (vi->monitor) PetscCall(PetscPrintf(PETSC_COMM_SELF, "variational: step %" PetscInt_FMT " iteration %" PetscInt_FMT " |R| %.6e |delta| <= %.6e (h M^-1 R) |dq| %.6e\n", sim->step + 1, it, (double)rnorm, (double)est, (double)qnorm));
+        if (vi->monitor) PetscCall(PetscPrintf(sim->comm, "variational: step %" PetscInt_FMT " iteration %" PetscInt_FMT " |R| %.6e |delta| <= %.6e (h M^-1 R) |dq| %.6e\n", sim->step + 1, it, (double)rnorm, (double)est, (double)qnorm));
         conv = PETSC_TRUE;
         it++;
         break;
@@ -601,11 +798,11 @@ static PetscErrorCode DemVarStepDynamic(DemIntegrator ig, DemSim sim, PetscReal 
     for (PetscInt i = 0; i < vi->nb; i++)
       if (vi->row[i] >= 0)
         for (int j = 0; j < 6; j++) vi->dq[6 * i + j] += D[6 * vi->row[i] + j];
-    enorm = DemVarNorm(sim, vi, D, PETSC_TRUE);
+    PetscCall(DemVarNorm(sim, vi, D, PETSC_TRUE, &enorm));
     PetscCall(VecRestoreArrayRead(vi->D, &D));
     DemVarConstrainIncrement(sim, vi);
-    qnorm = DemVarNorm(sim, vi, vi->dq, PETSC_FALSE);
-    if (vi->monitor) PetscCall(PetscPrintf(PETSC_COMM_SELF, "variational: step %" PetscInt_FMT " iteration %" PetscInt_FMT " |R| %.6e |delta| %.6e |dq| %.6e ksp %" PetscInt_FMT " contacts %" PetscInt_FMT "\n", sim->step + 1, it, (double)rnorm, (double)enorm, (double)qnorm, kits, fo.ncontacts));
+    PetscCall(DemVarNorm(sim, vi, vi->dq, PETSC_FALSE, &qnorm));
+    if (vi->monitor) PetscCall(PetscPrintf(sim->comm, "variational: step %" PetscInt_FMT " iteration %" PetscInt_FMT " |R| %.6e |delta| %.6e |dq| %.6e ksp %" PetscInt_FMT " contacts %" PetscInt_FMT "\n", sim->step + 1, it, (double)rnorm, (double)enorm, (double)qnorm, kits, fo.ncontacts));
     if (!(enorm == enorm) || PetscIsInfOrNanReal(qnorm)) {
       why = "non-finite increment";
       break;
@@ -657,6 +854,7 @@ static PetscErrorCode DemVarStepDynamic(DemIntegrator ig, DemSim sim, PetscReal 
           bs->v[k] += 0.5 * h * vi->qf[k] / bs->m[i];
           bs->w[k] += 0.5 * h * vi->qt[k] / bs->I[3 * i];
         }
+    if (sim->decomp) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPIU_BOOL, MPI_LOR, sim->comm)); /* MPI: a collective decision */
     if (any) { /* the store's forces at the new velocity */
       PetscCall(DemSimConstrain(sim, bs->v, bs->w));
       PetscCall(DemVarEval(sim, vi, &st, sim->time, 0, PETSC_FALSE, bs->f, bs->t, NULL, NULL, &fo));
@@ -710,6 +908,7 @@ static PetscErrorCode DemVarQSEval(DemIntegrator_Variational *vi, Vec X, PetscRe
     if (vi->row[i] < 0) continue;
     for (int j = 0; j < 3; j++) w += vi->fext[3 * i + j] * dq[j] + vi->text[3 * i + j] * dq[3 + j];
   }
+  PetscCall(DemDecompSum_Private(sim, &w, 1)); /* MPI: over the ranks (pe_contact is already summed) */
   if (obj) *obj = fo.pe_contact - w;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -776,6 +975,11 @@ static PetscErrorCode DemVarQSConverged(Tao tao, void *ctx)
         t += w * w * x[6 * r + j] * x[6 * r + j];
       }
     }
+    if (vi->sim->decomp) {
+      PetscReal st[2] = {s, t};
+      PetscCall(DemDecompSum_Private(vi->sim, st, 2)); /* MPI: over the ranks */
+      s = st[0], t = st[1];
+    }
     if (its > 0) dx = PetscSqrtReal(s);
     xn = PetscSqrtReal(t);
   }
@@ -783,7 +987,7 @@ static PetscErrorCode DemVarQSConverged(Tao tao, void *ctx)
   PetscCall(VecRestoreArrayRead(vi->Xprev, &xp));
   PetscCall(VecCopy(X, vi->Xprev));
   gs = PetscMax(PetscMax(vi->g0, vi->fscale), vi->fref);
-  if (vi->monitor) PetscCall(PetscPrintf(PETSC_COMM_SELF, "variational: load step %" PetscInt_FMT " iteration %" PetscInt_FMT " Phi %.12e |gradient| %.6e |increment| %.6e |dq| %.6e\n", vi->sim->step + 1, its, (double)f, (double)gnorm, (double)(its ? dx : 0), (double)xn));
+  if (vi->monitor) PetscCall(PetscPrintf(vi->sim->comm, "variational: load step %" PetscInt_FMT " iteration %" PetscInt_FMT " Phi %.12e |gradient| %.6e |increment| %.6e |dq| %.6e\n", vi->sim->step + 1, its, (double)f, (double)gnorm, (double)(its ? dx : 0), (double)xn));
   if (PetscIsInfOrNanReal(gnorm) || PetscIsInfOrNanReal(f)) PetscCall(TaoSetConvergedReason(tao, TAO_DIVERGED_NAN));
   else if (gnorm <= vi->tol * gs || (dx <= vi->tol * (xn + 1e-6 * vi->rmin) && gnorm <= PetscSqrtReal(vi->tol) * gs)) PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
   else if (its >= vi->max_it) PetscCall(TaoSetConvergedReason(tao, TAO_DIVERGED_MAXITS));
@@ -805,6 +1009,7 @@ static PetscErrorCode DemVarStepQuasiStatic(DemIntegrator ig, DemSim sim, PetscR
 
   PetscFunctionBegin;
   PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_FALSE));
+  PetscCall(DemVarDistribute(sim, vi)); /* MPI: after a rebuild (decomp.c) */
   PetscCall(DemVarEnsureMatrix(sim, vi));
   vi->tk = tk;
   vi->h  = h;
@@ -830,6 +1035,10 @@ static PetscErrorCode DemVarStepQuasiStatic(DemIntegrator ig, DemSim sim, PetscR
   PetscCall(DemSimConstrain(sim, vi->fext, vi->text));
   for (PetscInt k = 0; k < 3 * vi->nb; k++) fe += vi->fext[k] * vi->fext[k] + vi->text[k] * vi->text[k] / (vi->rmin * vi->rmin);
   for (PetscInt c = 0; c < sim->cl.n; c++) fnmax = PetscMax(fnmax, PetscAbsReal(sim->cf.fn[c]));
+  if (sim->decomp) { /* MPI: over the ranks */
+    PetscCall(DemDecompSum_Private(sim, &fe, 1));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &fnmax, 1, MPIU_REAL, MPIU_MAX, sim->comm));
+  }
   vi->fscale = PetscMax(PetscSqrtReal(fe), fnmax);
   /* predictor: the increment of the last load step (rate dq / h kept as the velocity) */
   PetscCall(VecGetArray(vi->D, &x));
@@ -866,6 +1075,7 @@ static PetscErrorCode DemVarStepQuasiStatic(DemIntegrator ig, DemSim sim, PetscR
     for (PetscInt k = 0; k < 6 * vi->nrows; k++)
       if (k % 6 < 3) mx = PetscMax(mx, PetscAbsReal(x[k]));
     PetscCall(VecRestoreArray(vi->D, &x));
+    if (sim->decomp) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPIU_REAL, MPIU_MAX, sim->comm)); /* MPI: over the ranks */
     if (mx >= (1 - 1e-9) * DemVarReach(sim, vi)) {
       PetscCall(DemVarReject(sim, vi, h, "a body reached half the search skin in one load step", info));
       PetscFunctionReturn(PETSC_SUCCESS);
@@ -898,13 +1108,14 @@ static PetscErrorCode DemVarStepQuasiStatic(DemIntegrator ig, DemSim sim, PetscR
 static PetscErrorCode DemIntegratorCheckpoint_Variational(DemIntegrator ig, FILE *fp, PetscBool write)
 {
   DemIntegrator_Variational *vi      = (DemIntegrator_Variational *)ig->data;
-  PetscInt                   version = 1, nb = vi->nb, qv = vi->qvalid ? 1 : 0;
+  PetscInt                   version = 1, nb = vi->sim->bodies.n + vi->sim->bodies.nghost, qv = vi->qvalid ? 1 : 0; /* the store's count: MPI writes the gathered store (decomp.c) */
+  const PetscInt             nbs = nb;
 
   PetscFunctionBegin;
   PetscCall(DemCheckpointIO(fp, write, &version, sizeof(version), "variational checkpoint version"));
   PetscCheck(version == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator variational: checkpoint version %" PetscInt_FMT ", this build reads version 1", version);
   PetscCall(DemCheckpointIO(fp, write, &nb, sizeof(nb), "variational body count"));
-  PetscCheck(nb == vi->nb, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator variational: checkpoint for %" PetscInt_FMT " bodies, the run has %" PetscInt_FMT, nb, vi->nb);
+  PetscCheck(nb == nbs, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator variational: checkpoint for %" PetscInt_FMT " bodies, the run has %" PetscInt_FMT, nb, nbs);
   PetscCall(DemCheckpointIO(fp, write, &vi->dt0, sizeof(vi->dt0), "variational configured dt"));
   PetscCall(DemCheckpointIO(fp, write, &vi->nok, sizeof(vi->nok), "variational accepted-step count"));
   PetscCall(DemCheckpointIO(fp, write, &vi->nhalve, sizeof(vi->nhalve), "variational halving count"));
@@ -937,6 +1148,9 @@ static PetscErrorCode DemIntegratorDestroy_Variational(DemIntegrator ig)
   PetscCall(KSPDestroy(&vi->ksp));
   PetscCall(TaoDestroy(&vi->tao));
   PetscCall(PetscFree2(vi->row, vi->q));
+  PetscCall(PetscFree(vi->grow));
+  PetscCall(PetscFree2(vi->su, vi->sz));
+  PetscCall(PetscFree(vi->wsum));
   PetscCall(PetscFree4(vi->x, vi->v, vi->w, vi->dq));
   PetscCall(PetscFree6(vi->f, vi->t, vi->fd, vi->td, vi->qf, vi->qt));
   PetscCall(PetscFree4(vi->fext, vi->text, vi->vn, vi->wn));
@@ -964,6 +1178,7 @@ PetscErrorCode DemIntegratorCreate_Variational(DemIntegrator ig)
   ig->ops->step          = DemIntegratorStep_Variational;
   ig->ops->destroy       = DemIntegratorDestroy_Variational;
   ig->ops->checkpoint    = DemIntegratorCheckpoint_Variational;
+  ig->mpi                = PETSC_TRUE; /* several MPI ranks: distributed Vec/Mat, ghosts refreshed every evaluation (decomp.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(integrator, "variational", DemIntegratorCreate_Variational)

@@ -238,6 +238,7 @@ PetscErrorCode DemIntegratorCreate_Verlet(DemIntegrator ig)
   ig->ops->checkpoint    = DemIntegratorCheckpointNone; /* no state between steps (checkpoint.c) */
   ig->stability          = DEM_INTEGRATOR_EXPLICIT;     /* dt above tc is refused (guard.c) */
   ig->mpi                = PETSC_TRUE;                  /* runs on several MPI ranks (decomp.c) */
+  ig->fast_forces        = PETSC_TRUE;                  /* DemForcesComputeFast, no contact list between steps */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(integrator, "verlet", DemIntegratorCreate_Verlet)

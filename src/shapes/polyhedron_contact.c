@@ -35,7 +35,8 @@
   spheres (a sphere per vertex, per edge about its middle, per triangle about its centroid)
   before their local problem is solved. While running, polyhedron pairs keep feature-level
   Verlet lists (below, DemPolyFL*): the candidate pairs of features within inflated volumes,
-  reused while the bodies move less than a margin.
+  reused while the bodies move less than a margin; polyhedron/plane pairs keep the list of the
+  corners near the plane in the same way.
 */
 #include "polyhedron.h"
 #include "mesh.h"
@@ -572,15 +573,16 @@ static PetscErrorCode DemPolyBodySet(DemSim sim, const DemPairBatch *pb, PetscIn
   than the margin m (bound: |dx| + 2 r |sin(dtheta/2)|, r the bounding radius), no other pair of
   features can come within the reach, and the contact problems are solved for the listed pairs
   only, with only their vertices and normals carried to the world frame. Otherwise the pair's
-  list is rebuilt from the candidate features. The inclusion tests are exact distances: point to
-  point, point to segment, segment to segment, point to triangle. A list also records the
+  list is rebuilt from the candidate features, first narrowed by boxes (DemPolyCandidateCut).
+  The inclusion tests are exact distances: point to point, point to segment, segment to
+  segment, point to triangle. A list also records the
   geometry and radii of its bodies, so it is never applied to other bodies; all lists are
   dropped when the neighbour list is rebuilt (pair indices change). The margin is m = F reach
   (PETSc option -poly_feature_margin F [1]): a larger one keeps lists longer but makes them
   longer. -poly_feature_lists 0 turns them off (every evaluation examines all candidate
   features, as the set-up check does); the contacts are the same, in the same order.
 */
-enum { DEM_FL_VF = 0, DEM_FL_FV, DEM_FL_EE, DEM_FL_VE, DEM_FL_EV, DEM_FL_VV };
+enum { DEM_FL_VF = 0, DEM_FL_FV, DEM_FL_EE, DEM_FL_VE, DEM_FL_EV, DEM_FL_VV, DEM_FL_PV };
 
 typedef struct {
   const DemPolyGeom *ga, *gb;
@@ -668,6 +670,55 @@ static PetscErrorCode DemPolyFLCompact(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static inline void DemPolyBoxAdd(const PetscReal *y, PetscReal lo[3], PetscReal hi[3])
+{
+  for (int j = 0; j < 3; j++) lo[j] = PetscMin(lo[j], y[j]), hi[j] = PetscMax(hi[j], y[j]);
+}
+
+/* the axis-aligned box of P's candidate features (world; DemPolyCandidates carried every vertex) */
+static void DemPolyCandidateBox(const DemPolyBody *P, PetscReal lo[3], PetscReal hi[3])
+{
+  const DemPolyGeom *g = P->g;
+  for (int j = 0; j < 3; j++) lo[j] = PETSC_MAX_REAL, hi[j] = -PETSC_MAX_REAL;
+  for (PetscInt k = 0; k < P->ncv; k++) DemPolyBoxAdd(P->v + 3 * P->cv[k], lo, hi);
+  for (PetscInt k = 0; k < P->nce; k++)
+    for (int m = 0; m < 2; m++) DemPolyBoxAdd(P->v + 3 * g->ev[2 * P->ce[k] + m], lo, hi);
+  for (PetscInt k = 0; k < P->ncf; k++)
+    for (int m = 0; m < 3; m++) DemPolyBoxAdd(P->v + 3 * g->f[3 * P->cf[k] + m], lo, hi);
+}
+
+/* the box of the points i[0..n) of P overlaps [lo, hi] */
+static inline PetscBool DemPolyPointsInBox(const DemPolyBody *P, const PetscInt *i, int n, const PetscReal lo[3], const PetscReal hi[3])
+{
+  for (int j = 0; j < 3; j++) {
+    PetscReal a = P->v[3 * i[0] + j], b = a;
+    for (int k = 1; k < n; k++) a = PetscMin(a, P->v[3 * i[k] + j]), b = PetscMax(b, P->v[3 * i[k] + j]);
+    if (b < lo[j] || a > hi[j]) return PETSC_FALSE;
+  }
+  return PETSC_TRUE;
+}
+
+/* keeps the candidate features of P whose boxes overlap [lo - lim, hi + lim] (order kept) */
+static void DemPolyCandidateCut(DemPolyBody *P, const PetscReal lo0[3], const PetscReal hi0[3], PetscReal lim)
+{
+  const DemPolyGeom *g = P->g;
+  PetscReal          lo[3], hi[3], pad = lim * (1 + 1e-9) + 1e-12 * P->r; /* round-off: never drop a pair within lim */
+  PetscInt           n;
+  for (int j = 0; j < 3; j++) lo[j] = lo0[j] - pad, hi[j] = hi0[j] + pad;
+  n = 0;
+  for (PetscInt k = 0; k < P->ncv; k++)
+    if (DemPolyPointsInBox(P, &P->cv[k], 1, lo, hi)) P->cv[n++] = P->cv[k];
+  P->ncv = n;
+  n      = 0;
+  for (PetscInt k = 0; k < P->nce; k++)
+    if (DemPolyPointsInBox(P, g->ev + 2 * P->ce[k], 2, lo, hi)) P->ce[n++] = P->ce[k];
+  P->nce = n;
+  n      = 0;
+  for (PetscInt k = 0; k < P->ncf; k++)
+    if (DemPolyPointsInBox(P, g->f + 3 * P->cf[k], 3, lo, hi)) P->cf[n++] = P->cf[k];
+  P->ncf = n;
+}
+
 /* the list of pair p for bodies A, B (candidates from DemPolyCandidates with reach + 2 margin) */
 static PetscErrorCode DemPolyFLBuild(DemPolyBody *A, DemPolyBody *B, const PetscReal qa[4], const PetscReal qb[4], PetscReal reach, PetscReal margin, DemPolyFL *L)
 {
@@ -710,7 +761,10 @@ static PetscErrorCode DemPolyFLBuild(DemPolyBody *A, DemPolyBody *B, const Petsc
       PetscInt         i = P->cv[ii];
       const PetscReal *p = P->v + 3 * i;
       for (PetscInt ee = 0; ee < Q->nce; ee++) {
-        PetscInt e = Q->ce[ee];
+        PetscInt  e = Q->ce[ee];
+        PetscReal c[3], l = Q->em[4 * e + 3] + lim;
+        for (int j = 0; j < 3; j++) c[j] = p[j] - Q->em[4 * e + j];
+        if (Dot3(c, c) >= l * l * (1 + 1e-9)) continue; /* outside the edge's inflated bounding sphere */
         if (DemPolyPointSegDist2(p, Q->v + 3 * Q->g->ev[2 * e], Q->v + 3 * Q->g->ev[2 * e + 1]) >= lim2) continue;
         PetscCall(DemPolyFLPush(side ? DEM_FL_EV : DEM_FL_VE, i, e));
       }
@@ -814,10 +868,34 @@ static PetscErrorCode DemPolyFLGet(DemSim sim, PetscInt p, DemPolyBody *A, DemPo
   }
   DemPolyCandidates(A, B->x, B->r, reach + 2 * margin);
   DemPolyCandidates(B, A->x, A->r, reach + 2 * margin);
+  { /* narrower: a pair of features within lim has each feature within lim of the other body's
+       candidate box; B's candidates near A's box, then A's near the box of those (the listed
+       pairs and their order are unchanged, far fewer pairs are tested: the bounding spheres of
+       non-convex bodies such as tetrapods cover most of the other body's features) */
+    PetscReal lo[3], hi[3];
+    DemPolyCandidateBox(A, lo, hi);
+    DemPolyCandidateCut(B, lo, hi, reach + 2 * margin);
+    DemPolyCandidateBox(B, lo, hi);
+    DemPolyCandidateCut(A, lo, hi, reach + 2 * margin);
+  }
   PetscCall(DemPolyFLCompact());
   PetscCall(DemPolyFLBuild(A, B, qa, qb, reach, margin, L));
   /* DemPolyCandidates carried every vertex and normal to the world: A and B stay not lazy */
   *Lout = L;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -poly_feature_lists, -poly_feature_margin: read once */
+static PetscErrorCode DemPolyFLOptions(void)
+{
+  PetscBool set, on = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  if (fl_.enabled >= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-poly_feature_lists", &on, &set));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-poly_feature_margin", &fl_.fmargin, &set));
+  PetscCheck(fl_.fmargin > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-poly_feature_margin must be > 0 (got %g)", (double)fl_.fmargin);
+  fl_.enabled = on ? 1 : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -838,13 +916,7 @@ PetscErrorCode DemCollide_PolyhedronPolyhedron(DemShapeKind ka, DemShapeKind kb,
     if (Dot3(d, d) >= rs * rs) continue; /* first level: inflated bounding spheres */
     if (pb->pair && skin > 0 && fl_.enabled) { /* running: feature-level Verlet lists */
       DemPolyFL *L = NULL;
-      if (fl_.enabled < 0) {
-        PetscBool set, on = PETSC_TRUE;
-        PetscCall(PetscOptionsGetBool(NULL, NULL, "-poly_feature_lists", &on, &set));
-        PetscCall(PetscOptionsGetReal(NULL, NULL, "-poly_feature_margin", &fl_.fmargin, &set));
-        PetscCheck(fl_.fmargin > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-poly_feature_margin must be > 0 (got %g)", (double)fl_.fmargin);
-        fl_.enabled = on ? 1 : 0;
-      }
+      PetscCall(DemPolyFLOptions());
       if (fl_.enabled) {
         PetscReal xb[3];
         PetscCall(DemPolyFLReset(sim));
@@ -884,6 +956,62 @@ PetscErrorCode DemCollide_PolyhedronPolyhedron(DemShapeKind ka, DemShapeKind kb,
 }
 DEM_STYLE(collider, "polyhedron/polyhedron", DemCollide_PolyhedronPolyhedron)
 
+/* corner i of A against the plane (point xb, normal n): its height h + s y . nb from the centre's
+   height h (nb: n in A's frame), carried to the world only when below cut */
+static inline PetscErrorCode DemPolyPlaneCorner(DemPolyBody *A, PetscInt i, PetscReal h, const PetscReal nb[3], PetscReal cut, const PetscReal xb[3], const PetscReal n[3], PetscReal skin, PetscReal low, PetscInt a, PetscInt b, DemPolyOut *po)
+{
+  const DemPolyGeom *g = A->g;
+  const PetscReal   *p = A->v + 3 * i;
+  PetscReal          hv, pp[3], w[3];
+
+  PetscFunctionBegin;
+  if (!g->vsharp[i] || !(h + A->s * Dot3(g->v + 3 * i, nb) < cut)) PetscFunctionReturn(PETSC_SUCCESS);
+  Rot(A->R, g->v + 3 * i, w);
+  for (int j = 0; j < 3; j++) A->v[3 * i + j] = A->x[j] + A->s * w[j];
+  hv = (p[0] - xb[0]) * n[0] + (p[1] - xb[1]) * n[1] + (p[2] - xb[2]) * n[2];
+  if (!(hv < skin && hv > low)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int j = 0; j < 3; j++) pp[j] = p[j] - hv * n[j];
+  PetscCall(DemPolyAppend(po, a, b, A->x, xb, p, pp, n, hv, A->r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_F, 0)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Corner lists of polyhedron/plane pairs (same store as the feature lists above, a record
+  (DEM_FL_PV, corner, 0) per corner): the sharp corners whose height was below cut + 2 m when
+  listed, kept while the body moves a point of its surface by less than the margin m and the
+  plane has not moved at all; the corners are then examined in the same order as without the
+  list, so the contacts are the same.
+*/
+static inline PetscBool DemPolyFLPlaneValid(const DemPolyFL *L, const DemPolyGeom *ga, PetscReal ra, const PetscReal xa[3], const PetscReal qa[4], const PetscReal xb[3], const PetscReal qb[4], PetscReal reach)
+{
+  if (!(L->start >= 0 && L->ga == ga && !L->gb && L->r[0] == ra && L->reach == reach)) return PETSC_FALSE;
+  for (int j = 0; j < 3; j++)
+    if (L->x[3 + j] != xb[j]) return PETSC_FALSE;
+  for (int j = 0; j < 4; j++)
+    if (L->q[4 + j] != qb[j]) return PETSC_FALSE;
+  return DemPolyFLMotion(L->x, L->q, xa, qa, ra) < L->margin ? PETSC_TRUE : PETSC_FALSE;
+}
+
+static PetscErrorCode DemPolyFLPlaneBuild(const DemPolyBody *A, PetscReal h, const PetscReal nb[3], PetscReal cut, const PetscReal qa[4], const PetscReal xb[3], const PetscReal qb[4], PetscReal reach, DemPolyFL *L)
+{
+  const DemPolyGeom *g = A->g;
+  const PetscReal    margin = fl_.fmargin * reach, lim = cut + 2 * margin;
+
+  PetscFunctionBegin;
+  PetscCall(DemPolyFLCompact());
+  if (L->start >= 0) fl_.live -= L->len;
+  L->start = fl_.nrec;
+  for (PetscInt i = 0; i < g->nv; i++)
+    if (g->vsharp[i] && h + A->s * Dot3(g->v + 3 * i, nb) < lim) PetscCall(DemPolyFLPush(DEM_FL_PV, i, 0));
+  L->len = fl_.nrec - L->start;
+  fl_.live += L->len;
+  L->ga = g, L->gb = NULL, L->r[0] = A->r, L->r[1] = 0, L->reach = reach, L->margin = margin;
+  for (int j = 0; j < 3; j++) L->x[j] = A->x[j], L->x[3 + j] = xb[j];
+  for (int j = 0; j < 4; j++) L->q[j] = qa[j], L->q[4 + j] = qb[j];
+  fl_.nlist++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   Polyhedron (a) against plane (b): every corner vertex of a that faces the plane (no edge at it
   leads closer) with height h < skin above it is a vertex-face contact, eq. (34), normal the
@@ -919,16 +1047,17 @@ PetscErrorCode DemCollide_PolyhedronPlane(DemShapeKind ka, DemShapeKind kb, cons
          only the corners within skin (plus a relative 1e-9 of the radius) go to the world frame */
       PetscReal nb[3], cut = skin + 1e-9 * A.r;
       for (int j = 0; j < 3; j++) nb[j] = A.R[j] * n[0] + A.R[3 + j] * n[1] + A.R[6 + j] * n[2];
-      for (PetscInt i = 0; i < g->nv; i++) {
-        const PetscReal *p = A.v + 3 * i;
-        PetscReal        hv, pp[3], w[3];
-        if (!g->vsharp[i] || !(h + A.s * Dot3(g->v + 3 * i, nb) < cut)) continue;
-        Rot(A.R, g->v + 3 * i, w);
-        for (int j = 0; j < 3; j++) A.v[3 * i + j] = A.x[j] + A.s * w[j];
-        hv = (p[0] - xb[0]) * n[0] + (p[1] - xb[1]) * n[1] + (p[2] - xb[2]) * n[2];
-        if (!(hv < skin && hv > low)) continue;
-        for (int j = 0; j < 3; j++) pp[j] = p[j] - hv * n[j];
-        PetscCall(DemPolyAppend(&po, a, b, A.x, xb, p, pp, n, hv, A.r, DemPolyFeatureKey(DEM_POLY_V, i, DEM_POLY_F, 0)));
+      if (pb->pair && skin > 0) PetscCall(DemPolyFLOptions());
+      if (pb->pair && skin > 0 && fl_.enabled) { /* running: the corners listed for this pair */
+        DemPolyFL *L;
+        PetscCall(DemPolyFLReset(sim));
+        PetscCheck(pb->pair[k] >= 0 && pb->pair[k] < fl_.npairs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair %" PetscInt_FMT " outside the neighbour list (%" PetscInt_FMT ")", pb->pair[k], fl_.npairs);
+        L = &fl_.pair[pb->pair[k]];
+        if (!DemPolyFLPlaneValid(L, g, A.r, A.x, &q[4 * a], xb, &q[4 * b], skin)) PetscCall(DemPolyFLPlaneBuild(&A, h, nb, cut, &q[4 * a], xb, &q[4 * b], skin, L));
+        else fl_.nreuse++;
+        for (PetscInt r = 0; r < L->len; r++) PetscCall(DemPolyPlaneCorner(&A, fl_.rec[3 * (L->start + r) + 1], h, nb, cut, xb, n, skin, low, a, b, &po));
+      } else {
+        for (PetscInt i = 0; i < g->nv; i++) PetscCall(DemPolyPlaneCorner(&A, i, h, nb, cut, xb, n, skin, low, a, b, &po));
       }
     }
   }

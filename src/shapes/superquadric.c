@@ -61,37 +61,11 @@ static PetscErrorCode DemShapeSetFromConfig_Superquadric(DemShape, DemNode);
 
 /* ---------------------------------------------------------------- geometric kernels */
 
-/* u^e for u >= 0, e >= 0; k = e when e is a small integer (then by multiplication), else -1 */
-static inline PetscReal DemSQPow(PetscReal u, int k, PetscReal e)
+void DemSQGeomFactors_Private(DemSQGeom *g)
 {
-  switch (k) { /* blockiness 2, 3, 4, 6, 8, 10 */
-  case 0: return 1;
-  case 1: return u;
-  case 2: return u * u;
-  case 4: {
-    PetscReal u2 = u * u;
-    return u2 * u2;
-  }
-  case 6: {
-    PetscReal u2 = u * u;
-    return u2 * u2 * u2;
-  }
-  case 8: {
-    PetscReal u2 = u * u, u4 = u2 * u2;
-    return u4 * u4;
-  }
-  default: break;
-  }
-  if (k >= 0) {
-    PetscReal r = 1, p = u;
-    while (k) {
-      if (k & 1) r *= p;
-      p *= p;
-      k >>= 1;
-    }
-    return r;
-  }
-  return u > 0 ? PetscPowReal(u, e) : 0;
+  const PetscReal h = g->n1 * (g->n1 - 1);
+  g->gk[0] = g->n1 * g->ia, g->gk[1] = g->n1 * g->ib, g->gk[2] = g->n1 * g->ic;
+  g->hk[0] = h * g->ia * g->ia, g->hk[1] = h * g->ib * g->ib, g->hk[2] = h * g->ic * g->ic;
 }
 
 static int DemSQIntExponent(PetscReal e)
@@ -111,6 +85,7 @@ PetscErrorCode DemSQGeomSetUp_Private(DemSQGeom *g)
   g->k1   = DemSQIntExponent(g->n1 - 2);
   g->k2   = DemSQIntExponent(g->n2 - 2);
   g->same = g->n1 == g->n2 ? PETSC_TRUE : PETSC_FALSE;
+  DemSQGeomFactors_Private(g);
   g->rbound = DemSQBoundingRadius_Private(g->a, g->b, g->c, g->n1, g->n2);
   g->irbound = 1.0 / g->rbound;
   DemSQVolumeInertia_Private(g->a, g->b, g->c, g->n1, g->n2, &g->vol, g->Iunit);
@@ -119,46 +94,33 @@ PetscErrorCode DemSQGeomSetUp_Private(DemSQGeom *g)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* f, gradient and Hessian (xx, yy, zz, xy, xz, yz) of eq. (12), (14)-(17); H may be NULL */
-PetscReal DemSQEval_Private(const DemSQGeom *g, const PetscReal x[3], PetscReal grad[3], PetscReal H[6])
+/* f, gradient and Hessian of the non-separable shape function, eq. (12), (14)-(17) (the separable
+   case is inline in superquadric.h) */
+PetscReal DemSQEvalGeneral_Private(const DemSQGeom *g, const PetscReal x[3], PetscReal grad[3], PetscReal H[6])
 {
   const PetscReal n1 = g->n1, n2 = g->n2;
-  const PetscReal sx = x[0] < 0 ? -1 : 1, sy = x[1] < 0 ? -1 : 1, sz = x[2] < 0 ? -1 : 1;
   const PetscReal u = PetscAbsReal(x[0]) * g->ia, v = PetscAbsReal(x[1]) * g->ib, w = PetscAbsReal(x[2]) * g->ic;
+
+  /* nu = u^n2 + v^n2, floored so that nu^(n1/n2 - 2) stays finite on the z axis (where the
+     terms it multiplies vanish) */
+  const PetscReal sx = x[0] < 0 ? -1 : 1, sy = x[1] < 0 ? -1 : 1, sz = x[2] < 0 ? -1 : 1;
   const PetscReal pu = DemSQPow(u, g->k2, n2 - 2), pv = DemSQPow(v, g->k2, n2 - 2), pw = DemSQPow(w, g->k1, n1 - 2);
   const PetscReal U1 = pu * u, V1 = pv * v, W1 = pw * w; /* u^(n2-1), v^(n2-1), w^(n1-1) */
-
-  if (g->same) { /* separable: f = u^n + v^n + w^n - 1 */
-    grad[0] = n1 * g->ia * U1 * sx;
-    grad[1] = n1 * g->ib * V1 * sy;
-    grad[2] = n1 * g->ic * W1 * sz;
-    if (H) {
-      const PetscReal h = n1 * (n1 - 1);
-      H[0] = h * g->ia * g->ia * pu;
-      H[1] = h * g->ib * g->ib * pv;
-      H[2] = h * g->ic * g->ic * pw;
-      H[3] = H[4] = H[5] = 0;
-    }
-    return U1 * u + V1 * v + W1 * w - 1;
-  } else {
-    /* nu = u^n2 + v^n2, floored so that nu^(n1/n2 - 2) stays finite on the z axis (where the
-       terms it multiplies vanish) */
-    PetscReal nu = U1 * u + V1 * v, nup, nu1;
-    if (nu < 1e-150) nu = 1e-150;
-    nup = PetscPowReal(nu, g->e12); /* nu^(n1/n2 - 2) */
-    nu1 = nup * nu;                 /* nu^(n1/n2 - 1) */
-    grad[0] = n1 * g->ia * U1 * nu1 * sx;
-    grad[1] = n1 * g->ib * V1 * nu1 * sy;
-    grad[2] = n1 * g->ic * W1 * sz;
-    if (H) {
-      H[0] = n1 * g->ia * g->ia * ((n2 - 1) * pu * nu1 + (n1 - n2) * U1 * U1 * nup);
-      H[1] = n1 * g->ib * g->ib * ((n2 - 1) * pv * nu1 + (n1 - n2) * V1 * V1 * nup);
-      H[2] = n1 * (n1 - 1) * g->ic * g->ic * pw;
-      H[3] = n1 * (n1 - n2) * g->ia * g->ib * (U1 * sx) * (V1 * sy) * nup;
-      H[4] = H[5] = 0;
-    }
-    return nu1 * nu + W1 * w - 1;
+  PetscReal       nu = U1 * u + V1 * v, nup, nu1;
+  if (nu < 1e-150) nu = 1e-150;
+  nup = PetscPowReal(nu, g->e12); /* nu^(n1/n2 - 2) */
+  nu1 = nup * nu;                 /* nu^(n1/n2 - 1) */
+  grad[0] = n1 * g->ia * U1 * nu1 * sx;
+  grad[1] = n1 * g->ib * V1 * nu1 * sy;
+  grad[2] = n1 * g->ic * W1 * sz;
+  if (H) {
+    H[0] = n1 * g->ia * g->ia * ((n2 - 1) * pu * nu1 + (n1 - n2) * U1 * U1 * nup);
+    H[1] = n1 * g->ib * g->ib * ((n2 - 1) * pv * nu1 + (n1 - n2) * V1 * V1 * nup);
+    H[2] = n1 * (n1 - 1) * g->ic * g->ic * pw;
+    H[3] = n1 * (n1 - n2) * g->ia * g->ib * (U1 * sx) * (V1 * sy) * nup;
+    H[4] = H[5] = 0;
   }
+  return nu1 * nu + W1 * w - 1;
 }
 
 /* the largest distance from the centre of |x/a|^n + |y/b|^n = 1 (eq. (11) in the plane) */
@@ -216,10 +178,16 @@ static void DemSQSupport2D(PetscReal a, PetscReal b, PetscReal n, PetscReal dx, 
     px = px / m;
     py = py / m;
     S  = PetscSqrtReal(px * px + py * py);
-  } else {
-    px = PetscPowReal(px / m, k);
-    py = PetscPowReal(py / m, k);
-    S  = PetscPowReal(PetscPowReal(px, n) + PetscPowReal(py, n), 1.0 / n);
+  } else { /* the larger of the two is 1 and stays 1 under the powers (no pow() for it) */
+    if (px == m) {
+      px = 1;
+      py = PetscPowReal(py / m, k);
+      S  = PetscPowReal(1 + PetscPowReal(py, n), 1.0 / n);
+    } else {
+      px = PetscPowReal(px / m, k);
+      py = 1;
+      S  = PetscPowReal(PetscPowReal(px, n) + 1, 1.0 / n);
+    }
   }
   *x = a * px / S * (dx < 0 ? -1 : 1);
   *y = b * py / S * (dy < 0 ? -1 : 1);

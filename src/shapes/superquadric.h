@@ -23,6 +23,8 @@ typedef struct {
   PetscReal in1;               /* 1/n1 */
   int       k1, k2;            /* n1 - 2, n2 - 2 when they are integers in [0, 30], else -1 */
   PetscBool same;              /* n1 == n2: f is separable */
+  PetscReal gk[3], hk[3];      /* n1/a, n1/b, n1/c and n1 (n1 - 1)/a^2, .../b^2, .../c^2: the
+                                  gradient and Hessian factors of the separable f */
   PetscReal rbound, irbound;   /* minimum bounding sphere, eq. (11), and its inverse */
   PetscReal vol, Iunit[3];     /* volume, principal inertia per unit density (Jaklic et al.) */
   PetscReal rvol;              /* radius of the volume-equivalent sphere */
@@ -72,13 +74,86 @@ typedef struct {
   PetscLogDouble seconds;
 } DemSQStats;
 
+/* u^e for u >= 0, e >= 0; k = e when e is a small integer (then by multiplication), else -1 */
+static inline PetscReal DemSQPow(PetscReal u, int k, PetscReal e)
+{
+  switch (k) { /* blockiness 2, 3, 4, 6, 8, 10 */
+  case 0: return 1;
+  case 1: return u;
+  case 2: return u * u;
+  case 4: {
+    PetscReal u2 = u * u;
+    return u2 * u2;
+  }
+  case 6: {
+    PetscReal u2 = u * u;
+    return u2 * u2 * u2;
+  }
+  case 8: {
+    PetscReal u2 = u * u, u4 = u2 * u2;
+    return u4 * u4;
+  }
+  default: break;
+  }
+  if (k >= 0) {
+    PetscReal r = 1, p = u;
+    while (k) {
+      if (k & 1) r *= p;
+      p *= p;
+      k >>= 1;
+    }
+    return r;
+  }
+  return u > 0 ? PetscPowReal(u, e) : 0;
+}
+
+/* the non-separable case (n1 != n2) of DemSQEval_Private, out of line */
+PETSC_EXTERN PetscReal DemSQEvalGeneral_Private(const DemSQGeom *, const PetscReal x[3], PetscReal grad[3], PetscReal H[6]);
+
+/* f, gradient and Hessian (xx, yy, zz, xy, xz, yz) in the body frame, eq. (12), (14)-(17); H may
+   be NULL. The separable case inline: the colliders' inner loops call it four times per
+   contact solve. */
+static inline __attribute__((always_inline)) PetscReal DemSQEval_Private(const DemSQGeom *g, const PetscReal x[3], PetscReal grad[3], PetscReal H[6])
+{
+  if (g->same) { /* separable: f = u^n + v^n + w^n - 1; the common blockiness 2, 4, 10 first */
+    const PetscReal u = PetscAbsReal(x[0]) * g->ia, v = PetscAbsReal(x[1]) * g->ib, w = PetscAbsReal(x[2]) * g->ic;
+    PetscReal       pu, pv, pw, U1, V1, W1;
+    switch (g->k1) {
+    case 8: {
+      const PetscReal u2 = u * u, v2 = v * v, w2 = w * w, u4 = u2 * u2, v4 = v2 * v2, w4 = w2 * w2;
+      pu = u4 * u4, pv = v4 * v4, pw = w4 * w4;
+    } break;
+    case 2:
+      pu = u * u, pv = v * v, pw = w * w;
+      break;
+    case 0:
+      pu = pv = pw = 1;
+      break;
+    default:
+      pu = DemSQPow(u, g->k1, g->n1 - 2), pv = DemSQPow(v, g->k1, g->n1 - 2), pw = DemSQPow(w, g->k1, g->n1 - 2);
+    }
+    U1 = pu * u, V1 = pv * v, W1 = pw * w; /* u^(n-1), v^(n-1), w^(n-1) */
+    grad[0] = PetscCopysignReal(g->gk[0] * U1, x[0]);
+    grad[1] = PetscCopysignReal(g->gk[1] * V1, x[1]);
+    grad[2] = PetscCopysignReal(g->gk[2] * W1, x[2]);
+    if (H) {
+      H[0] = g->hk[0] * pu;
+      H[1] = g->hk[1] * pv;
+      H[2] = g->hk[2] * pw;
+      H[3] = H[4] = H[5] = 0;
+    }
+    return U1 * u + V1 * v + W1 * w - 1;
+  }
+  return DemSQEvalGeneral_Private(g, x, grad, H);
+}
+
 PETSC_EXTERN PetscErrorCode DemSQGeomSetUp_Private(DemSQGeom *);
+/* gk, hk from n1, ia, ib, ic (by DemSQGeomSetUp_Private; for a geometry set up by hand) */
+PETSC_EXTERN void           DemSQGeomFactors_Private(DemSQGeom *);
 PETSC_EXTERN PetscReal      DemSQBoundingRadius_Private(PetscReal a, PetscReal b, PetscReal c, PetscReal n1, PetscReal n2);
 PETSC_EXTERN void           DemSQVolumeInertia_Private(PetscReal a, PetscReal b, PetscReal c, PetscReal n1, PetscReal n2, PetscReal *V, PetscReal I[3]);
 /* the point of the unscaled shape surface extreme in body-frame direction d (eq. (31)-(33)) */
 PETSC_EXTERN void           DemSQSupport_Private(const DemSQGeom *, const PetscReal d[3], PetscReal x[3]);
-/* f, gradient, Hessian (xx, yy, zz, xy, xz, yz) in the body frame, eq. (12), (14)-(17) */
-PETSC_EXTERN PetscReal      DemSQEval_Private(const DemSQGeom *, const PetscReal x[3], PetscReal grad[3], PetscReal H[6]);
 /* curvature of the level surface through x with gradient grad and Hessian H (any frame):
    mean |K_mean| (eq. (39)) and sqrt of the Gaussian curvature (eq. (40)) */
 PETSC_EXTERN void           DemSQCurvatures_Private(const PetscReal grad[3], const PetscReal H[6], PetscReal *Kmean, PetscReal *Kgauss);

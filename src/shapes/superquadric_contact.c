@@ -72,69 +72,79 @@ typedef struct {
   PetscBool        ident;
 } DemSQSide;
 
-/* F, gradient and (optionally) Hessian (xx, yy, zz, xy, xz, yz) in solver coordinates at X */
-static inline PetscReal DemSQSideEval(const DemSQSide *S, const PetscReal X[3], PetscReal gw[3], PetscReal Hw[6], PetscReal y[3])
+/* F and its gradient in solver coordinates at X; Hl (may be NULL): the Hessian (xx, yy, zz,
+   xy, xz, yz) of the unscaled shape in the body frame at y = kap R^T (X - c), which
+   DemSQSideHess turns into solver coordinates when a Newton step needs it. For a separable
+   shape (n1 = n2) the body-frame Hessian costs three products more than the gradient, so the
+   system is evaluated once with it and the Jacobian assembled only when a step is taken. */
+static inline PetscReal DemSQSideEval(const DemSQSide *S, const PetscReal X[3], PetscReal gw[3], PetscReal Hl[6], PetscReal y[3])
 {
   const PetscReal *R = S->R;
   const PetscReal  d0 = X[0] - S->c[0], d1 = X[1] - S->c[1], d2 = X[2] - S->c[2], k = S->kap;
-  PetscReal        gl[3], Hl[6], F;
+  PetscReal        gl[3], F;
 
   if (S->ident) {
     y[0] = k * d0, y[1] = k * d1, y[2] = k * d2;
-    F    = DemSQEval_Private(S->g, y, gl, Hw ? Hl : NULL);
+    F    = DemSQEval_Private(S->g, y, gl, Hl);
     gw[0] = k * gl[0], gw[1] = k * gl[1], gw[2] = k * gl[2];
-    if (Hw) {
-      const PetscReal k2 = k * k;
-      for (int j = 0; j < 6; j++) Hw[j] = k2 * Hl[j];
-    }
     return F;
   }
   y[0] = k * (R[0] * d0 + R[3] * d1 + R[6] * d2);
   y[1] = k * (R[1] * d0 + R[4] * d1 + R[7] * d2);
   y[2] = k * (R[2] * d0 + R[5] * d1 + R[8] * d2);
-  F    = DemSQEval_Private(S->g, y, gl, Hw ? Hl : NULL);
+  F    = DemSQEval_Private(S->g, y, gl, Hl);
   gw[0] = k * (R[0] * gl[0] + R[1] * gl[1] + R[2] * gl[2]);
   gw[1] = k * (R[3] * gl[0] + R[4] * gl[1] + R[5] * gl[2]);
   gw[2] = k * (R[6] * gl[0] + R[7] * gl[1] + R[8] * gl[2]);
-  if (Hw) {
-    const PetscReal k2 = k * k;
-    if (Hl[3] == 0 && Hl[4] == 0 && Hl[5] == 0) { /* R diag(h) R^T */
-      const PetscReal h0 = Hl[0], h1 = Hl[1], h2 = Hl[2];
-      Hw[0] = k2 * (h0 * R[0] * R[0] + h1 * R[1] * R[1] + h2 * R[2] * R[2]);
-      Hw[1] = k2 * (h0 * R[3] * R[3] + h1 * R[4] * R[4] + h2 * R[5] * R[5]);
-      Hw[2] = k2 * (h0 * R[6] * R[6] + h1 * R[7] * R[7] + h2 * R[8] * R[8]);
-      Hw[3] = k2 * (h0 * R[0] * R[3] + h1 * R[1] * R[4] + h2 * R[2] * R[5]);
-      Hw[4] = k2 * (h0 * R[0] * R[6] + h1 * R[1] * R[7] + h2 * R[2] * R[8]);
-      Hw[5] = k2 * (h0 * R[3] * R[6] + h1 * R[4] * R[7] + h2 * R[5] * R[8]);
-    } else { /* R Hl R^T with Hl = [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]] */
-      const PetscReal M[9] = {Hl[0], Hl[3], Hl[4], Hl[3], Hl[1], Hl[5], Hl[4], Hl[5], Hl[2]};
-      PetscReal       T[9];
-      for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) T[3 * i + j] = R[3 * i] * M[j] + R[3 * i + 1] * M[3 + j] + R[3 * i + 2] * M[6 + j];
-      Hw[0] = k2 * (T[0] * R[0] + T[1] * R[1] + T[2] * R[2]);
-      Hw[1] = k2 * (T[3] * R[3] + T[4] * R[4] + T[5] * R[5]);
-      Hw[2] = k2 * (T[6] * R[6] + T[7] * R[7] + T[8] * R[8]);
-      Hw[3] = k2 * (T[0] * R[3] + T[1] * R[4] + T[2] * R[5]);
-      Hw[4] = k2 * (T[0] * R[6] + T[1] * R[7] + T[2] * R[8]);
-      Hw[5] = k2 * (T[3] * R[6] + T[4] * R[7] + T[5] * R[8]);
-    }
-  }
   return F;
 }
 
+/* the body-frame Hessian Hl of DemSQSideEval in solver coordinates: kap^2 R Hl R^T */
+static inline void DemSQSideHess(const DemSQSide *S, const PetscReal Hl[6], PetscReal Hw[6])
+{
+  const PetscReal *R = S->R, k2 = S->kap * S->kap;
+
+  if (S->ident) {
+    for (int j = 0; j < 6; j++) Hw[j] = k2 * Hl[j];
+  } else if (Hl[3] == 0 && Hl[4] == 0 && Hl[5] == 0) { /* R diag(h) R^T */
+    const PetscReal h0 = Hl[0], h1 = Hl[1], h2 = Hl[2];
+    Hw[0] = k2 * (h0 * R[0] * R[0] + h1 * R[1] * R[1] + h2 * R[2] * R[2]);
+    Hw[1] = k2 * (h0 * R[3] * R[3] + h1 * R[4] * R[4] + h2 * R[5] * R[5]);
+    Hw[2] = k2 * (h0 * R[6] * R[6] + h1 * R[7] * R[7] + h2 * R[8] * R[8]);
+    Hw[3] = k2 * (h0 * R[0] * R[3] + h1 * R[1] * R[4] + h2 * R[2] * R[5]);
+    Hw[4] = k2 * (h0 * R[0] * R[6] + h1 * R[1] * R[7] + h2 * R[2] * R[8]);
+    Hw[5] = k2 * (h0 * R[3] * R[6] + h1 * R[4] * R[7] + h2 * R[5] * R[8]);
+  } else { /* R Hl R^T with Hl = [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]] */
+    const PetscReal M[9] = {Hl[0], Hl[3], Hl[4], Hl[3], Hl[1], Hl[5], Hl[4], Hl[5], Hl[2]};
+    PetscReal       T[9];
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) T[3 * i + j] = R[3 * i] * M[j] + R[3 * i + 1] * M[3 + j] + R[3 * i + 2] * M[6 + j];
+    Hw[0] = k2 * (T[0] * R[0] + T[1] * R[1] + T[2] * R[2]);
+    Hw[1] = k2 * (T[3] * R[3] + T[4] * R[4] + T[5] * R[5]);
+    Hw[2] = k2 * (T[6] * R[6] + T[7] * R[7] + T[8] * R[8]);
+    Hw[3] = k2 * (T[0] * R[3] + T[1] * R[4] + T[2] * R[5]);
+    Hw[4] = k2 * (T[0] * R[6] + T[1] * R[7] + T[2] * R[8]);
+    Hw[5] = k2 * (T[3] * R[6] + T[4] * R[7] + T[5] * R[8]);
+  }
+}
+
 typedef struct {
-  PetscReal Phi[4], J[16], F[2], ga[3], gb[3], merit, rel;
+  PetscReal Phi[4], J[16], F[2], ga[3], gb[3], Hl[2][6], merit, rel;
+  PetscBool hl; /* Hl holds the body-frame Hessians at this point */
 } DemSQSys;
 
-/* Phi, J (eq. (25)) and the convergence measure: |grad F_a + mu^2 grad F_b| relative to
-   |grad F_a| + mu^2 |grad F_b|, and |F_a - F_b| relative to (F_a + 1) + (F_b + 1) (both > 0) */
-static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], PetscBool jac, DemSQSys *s)
+/* Phi (eq. (24)) and the convergence measure: |grad F_a + mu^2 grad F_b| relative to
+   |grad F_a| + mu^2 |grad F_b|, and |F_a - F_b| relative to (F_a + 1) + (F_b + 1) (both > 0).
+   With hess (always for separable shapes, where it is nearly free) the body-frame Hessians are
+   kept for DemSQJacobian. */
+static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], PetscBool hess, DemSQSys *s)
 {
-  PetscReal Ha[6], Hb[6], y[3];
+  PetscReal       y[3];
   const PetscReal mu = Z[3], m2 = mu * mu;
 
-  s->F[0] = DemSQSideEval(&S[0], Z, s->ga, jac ? Ha : NULL, y);
-  s->F[1] = DemSQSideEval(&S[1], Z, s->gb, jac ? Hb : NULL, y);
+  s->hl   = hess || (S[0].g->same && S[1].g->same) ? PETSC_TRUE : PETSC_FALSE;
+  s->F[0] = DemSQSideEval(&S[0], Z, s->ga, s->hl ? s->Hl[0] : NULL, y);
+  s->F[1] = DemSQSideEval(&S[1], Z, s->gb, s->hl ? s->Hl[1] : NULL, y);
   for (int j = 0; j < 3; j++) s->Phi[j] = s->ga[j] + m2 * s->gb[j];
   s->Phi[3] = s->F[0] - s->F[1];
   s->merit  = s->Phi[0] * s->Phi[0] + s->Phi[1] * s->Phi[1] + s->Phi[2] * s->Phi[2] + s->Phi[3] * s->Phi[3];
@@ -145,72 +155,95 @@ static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], Petsc
     PetscReal rf = PetscAbsReal(s->Phi[3]) / (s->F[0] + s->F[1] + 2);
     s->rel       = PetscMax(rg, rf);
   }
-  if (jac) {
-    PetscReal *J = s->J;
-    J[0] = Ha[0] + m2 * Hb[0], J[1] = Ha[3] + m2 * Hb[3], J[2] = Ha[4] + m2 * Hb[4];
-    J[4] = J[1], J[5] = Ha[1] + m2 * Hb[1], J[6] = Ha[5] + m2 * Hb[5];
-    J[8] = J[2], J[9] = J[6], J[10] = Ha[2] + m2 * Hb[2];
-    J[3] = 2 * mu * s->gb[0], J[7] = 2 * mu * s->gb[1], J[11] = 2 * mu * s->gb[2];
-    J[12] = s->ga[0] - s->gb[0], J[13] = s->ga[1] - s->gb[1], J[14] = s->ga[2] - s->gb[2], J[15] = 0;
-  }
 }
 
-/* solves the 4x4 system A x = b by Gaussian elimination with partial pivoting (A, b
-   overwritten); PETSC_FALSE when singular */
+/* J of eq. (25) at the point of s (evaluated with its Hessians) */
+static inline void DemSQJacobian(const DemSQSide S[2], const PetscReal Z[4], DemSQSys *s)
+{
+  PetscReal       Ha[6], Hb[6], *J = s->J;
+  const PetscReal mu = Z[3], m2 = mu * mu;
+
+  DemSQSideHess(&S[0], s->Hl[0], Ha);
+  DemSQSideHess(&S[1], s->Hl[1], Hb);
+  J[0] = Ha[0] + m2 * Hb[0], J[1] = Ha[3] + m2 * Hb[3], J[2] = Ha[4] + m2 * Hb[4];
+  J[4] = J[1], J[5] = Ha[1] + m2 * Hb[1], J[6] = Ha[5] + m2 * Hb[5];
+  J[8] = J[2], J[9] = J[6], J[10] = Ha[2] + m2 * Hb[2];
+  J[3] = 2 * mu * s->gb[0], J[7] = 2 * mu * s->gb[1], J[11] = 2 * mu * s->gb[2];
+  J[12] = s->ga[0] - s->gb[0], J[13] = s->ga[1] - s->gb[1], J[14] = s->ga[2] - s->gb[2], J[15] = 0;
+}
+
+/* solves the 4x4 system A x = b by Gaussian elimination with partial pivoting (A
+   overwritten, b not); PETSC_FALSE when singular */
 static inline PetscBool DemSQSolve4(PetscReal A[16], PetscReal b[4], PetscReal x[4])
 {
-  PetscReal scale = 0;
+  PetscReal scale = 0, *row[4] = {A, A + 4, A + 8, A + 12}, rhs[4] = {b[0], b[1], b[2], b[3]};
+  int       ix[4] = {0, 1, 2, 3}; /* rows are exchanged through these (the arithmetic is that of
+                                     exchanging them in place) */
+#pragma GCC unroll 16
   for (int k = 0; k < 16; k++) scale = PetscMax(scale, PetscAbsReal(A[k]));
   if (!(scale > 0)) return PETSC_FALSE;
+#pragma GCC unroll 4
   for (int c = 0; c < 4; c++) {
     int       p = c;
-    PetscReal m = PetscAbsReal(A[4 * c + c]);
+    PetscReal m = PetscAbsReal(row[c][c]);
+#pragma GCC unroll 3
     for (int r = c + 1; r < 4; r++)
-      if (PetscAbsReal(A[4 * r + c]) > m) m = PetscAbsReal(A[4 * r + c]), p = r;
+      if (PetscAbsReal(row[r][c]) > m) m = PetscAbsReal(row[r][c]), p = r;
     if (!(m > 1e-14 * scale)) return PETSC_FALSE;
     if (p != c) {
-      for (int k = 0; k < 4; k++) {
-        PetscReal t = A[4 * c + k];
-        A[4 * c + k] = A[4 * p + k];
-        A[4 * p + k] = t;
-      }
-      PetscReal t = b[c];
-      b[c] = b[p];
-      b[p] = t;
+      PetscReal *t = row[c];
+      int        i = ix[c];
+      row[c] = row[p], row[p] = t;
+      ix[c] = ix[p], ix[p] = i;
     }
+#pragma GCC unroll 3
     for (int r = c + 1; r < 4; r++) {
-      PetscReal f = A[4 * r + c] / A[4 * c + c];
+      PetscReal f = row[r][c] / row[c][c];
       if (f == 0) continue;
-      for (int k = c; k < 4; k++) A[4 * r + k] -= f * A[4 * c + k];
-      b[r] -= f * b[c];
+#pragma GCC unroll 3
+      for (int k = c + 1; k < 4; k++) row[r][k] -= f * row[c][k]; /* column c is not read again */
+      rhs[ix[r]] -= f * rhs[ix[c]];
     }
   }
+#pragma GCC unroll 4
   for (int r = 3; r >= 0; r--) {
-    PetscReal s = b[r];
-    for (int k = r + 1; k < 4; k++) s -= A[4 * r + k] * x[k];
-    x[r] = s / A[4 * r + r];
+    PetscReal s = rhs[ix[r]];
+#pragma GCC unroll 3
+    for (int k = r + 1; k < 4; k++) s -= row[r][k] * x[k];
+    x[r] = s / row[r][r];
   }
   return PETSC_TRUE;
 }
 
 /* Newton with backtracking on ||Phi||^2 from Z; Z holds the last accepted iterate and *sys
-   the system there */
+   the system there. The Jacobian is assembled only at points from which a step is taken (a
+   trial point of the line search that meets the tolerance needs none). */
 static PetscBool DemSQNewton(const DemSQSide S[2], PetscReal Z[4], PetscReal tol, PetscInt *its, DemSQSys *sys)
 {
   DemSQSys  buf, *s = sys, *t = &buf;
 
-  DemSQSystem(S, Z, PETSC_FALSE, s); /* the Hessians only when a step is needed */
-  if (s->rel <= tol && !(Z[3] == 0)) return PETSC_TRUE;
-  DemSQSystem(S, Z, PETSC_TRUE, s);
+  DemSQSystem(S, Z, PETSC_FALSE, s);
   for (PetscInt it = 0; it < DEM_SQ_MAXIT; it++) {
     PetscReal dZ[4], rhs[4] = {-s->Phi[0], -s->Phi[1], -s->Phi[2], -s->Phi[3]}, lam = 1, J[16];
     PetscBool ok = PETSC_FALSE;
     if (s->rel <= tol && !(Z[3] == 0)) break;
+    if (!s->hl) DemSQSystem(S, Z, PETSC_TRUE, s); /* non-separable shapes: the Hessians now */
+    DemSQJacobian(S, Z, s);
     for (int k = 0; k < 16; k++) J[k] = s->J[k];
-    if (!DemSQSolve4(J, rhs, dZ)) break;
+    if (!DemSQSolve4(J, rhs, dZ)) {
+      /* singular: two flat faces (n >= 4: f's Hessian vanishes at a face's centre) aligned,
+         the midway point free to slide along them. grad F_a + mu^2 grad F_b is then
+         stationary in those directions; a Levenberg-Marquardt term on the X block picks the
+         step of least length there (dX = 0 along an exactly flat direction) */
+      PetscReal sc = 0;
+      for (int k = 0; k < 16; k++) J[k] = s->J[k], sc = PetscMax(sc, PetscAbsReal(J[k]));
+      J[0] += 1e-8 * sc, J[5] += 1e-8 * sc, J[10] += 1e-8 * sc;
+      for (int k = 0; k < 4; k++) rhs[k] = -s->Phi[k];
+      if (!DemSQSolve4(J, rhs, dZ)) break;
+    }
     for (int ls = 0; ls < 40; ls++) {
       PetscReal Zt[4] = {Z[0] + lam * dZ[0], Z[1] + lam * dZ[1], Z[2] + lam * dZ[2], Z[3] + lam * dZ[3]};
-      DemSQSystem(S, Zt, PETSC_TRUE, t);
+      DemSQSystem(S, Zt, PETSC_FALSE, t);
       if (t->merit < (1 - 1e-4 * lam) * s->merit || t->rel <= tol) {
         DemSQSys *x = s;
         for (int j = 0; j < 4; j++) Z[j] = Zt[j];
@@ -247,6 +280,7 @@ static void DemSQStageGeom(const DemSQGeom *g, PetscReal t, DemSQGeom *h)
   h->k1   = (h->n1 - 2 == PetscFloorReal(h->n1 - 2) && h->n1 - 2 <= 30) ? (int)(h->n1 - 2) : -1;
   h->k2   = (h->n2 - 2 == PetscFloorReal(h->n2 - 2) && h->n2 - 2 <= 30) ? (int)(h->n2 - 2) : -1;
   h->same = h->n1 == h->n2 ? PETSC_TRUE : PETSC_FALSE;
+  DemSQGeomFactors_Private(h);
 }
 
 /* the root alpha of F(X + alpha n) = 0 where the line leaves the body in direction n (the

@@ -111,11 +111,18 @@ f=$T/negative_radius.yaml
 base | sed '7s/radius: 0.005/radius: -0.005/' > "$f"
 expect_error negative_radius "$f" 7:32 shapes.bead.radius --must "radius must be > 0" --must "-0.005"
 
-# 5. unknown contact law: line 5 "  - {pair: default, law: hertz}", 'hertz' at column 26
+# 5. unknown contact law: line 5 "  - {pair: default, law: hertzian}", 'hertzian' at column 26
 f=$T/unknown_law.yaml
-base | sed '5s/law: hertz_mindlin/law: hertz/' > "$f"
-expect_error unknown_law "$f" 5:26 "contact[0].law" --must "unknown contact law 'hertz'" \
-  --must "hertz_mindlin" --must "hooke"
+base | sed '5s/law: hertz_mindlin/law: hertzian/' > "$f"
+expect_error unknown_law "$f" 5:26 "contact[0].law" --must "unknown contact law 'hertzian'" \
+  --must "hertz_mindlin" --must "hooke" --must "hertz"
+
+# 5b. law hertz refuses restitution (no closed form for the damped Hertz contact): line 5
+#     "  - {pair: default, law: hertz, params: {kn: 1.0e9, restitution: 0.9}}", the value 0.9
+#     at column 66
+f=$T/hertz_restitution.yaml
+base | sed '5s/.*/  - {pair: default, law: hertz, params: {kn: 1.0e9, restitution: 0.9}}/' > "$f"
+expect_error hertz_restitution "$f" 5:66 "contact[0].params.restitution" --must "restitution is not accepted" --must "gamma_n"
 
 # 6. unknown shape type: line 7 "  bead: {type: cube, radius: 0.005}", 'cube' at column 16
 f=$T/unknown_shape.yaml

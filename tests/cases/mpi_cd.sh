@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cd (apgd) on 1 and 2 MPI ranks agrees within 1e-8 (mpi_implicit.py).
+# cd (apgd) on 1 and 2 MPI ranks agrees within 1e-8, with identical iteration counts (warm starts migrate with their pairs; mpi_implicit.py).
 set -u
 cd "$(dirname "$0")/../.."
 : "${MMDEM:=build/mmdem}" "${PY:=/usr/bin/python3}"

@@ -17,6 +17,11 @@
       4 fn(g) along +z with fn(g) = eps1 (g_bar - g) (000 eq. (49), part (i): n1 = 1 and
       g above the switch gap f g_bar = 0.001 m), i.e.
       no duplicate force;
+    - the vertex-vertex rule (000 section 3.6): a cube's corner in the crease next to the
+      re-entrant vertex at the crease's end, within g_bar of that vertex, already touching both
+      crease triangles at it: 8 vertex-face contacts, no vertex-vertex contact, force 4 fn(g)
+      (n0 + n1) (with the rule disabled: a 9th, vertex-vertex, contact and a force error of
+      about half fn);
     - cube over a mesh wall (an OCC box meshed into many triangles): 4 vertex-face contacts at
       the cube's corners, gap g, normal +z, whatever triangle or flat diagonal each corner falls
       on; a cube turned 45 degrees about y with its lowest edge across the wall's top rim:
@@ -69,6 +74,30 @@ static PetscErrorCode WriteLPrism(const char *path)
   fprintf(fp, "endsolid L\n");
   fclose(fp);
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscReal Dot3(const PetscReal a[3], const PetscReal b[3])
+{
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* the unit quaternion (w, x, y, z) of the rotation matrix R (row-major, a proper rotation) */
+static void MatToQuat(const PetscReal R[9], PetscReal qq[4])
+{
+  PetscReal tr = R[0] + R[4] + R[8];
+  if (tr > 0) {
+    PetscReal s = 2 * PetscSqrtReal(1 + tr);
+    qq[0] = 0.25 * s, qq[1] = (R[7] - R[5]) / s, qq[2] = (R[2] - R[6]) / s, qq[3] = (R[3] - R[1]) / s;
+  } else if (R[0] > R[4] && R[0] > R[8]) {
+    PetscReal s = 2 * PetscSqrtReal(1 + R[0] - R[4] - R[8]);
+    qq[0] = (R[7] - R[5]) / s, qq[1] = 0.25 * s, qq[2] = (R[1] + R[3]) / s, qq[3] = (R[2] + R[6]) / s;
+  } else if (R[4] > R[8]) {
+    PetscReal s = 2 * PetscSqrtReal(1 + R[4] - R[0] - R[8]);
+    qq[0] = (R[2] - R[6]) / s, qq[1] = (R[1] + R[3]) / s, qq[2] = 0.25 * s, qq[3] = (R[5] + R[7]) / s;
+  } else {
+    PetscReal s = 2 * PetscSqrtReal(1 + R[8] - R[0] - R[4]);
+    qq[0] = (R[3] - R[1]) / s, qq[1] = (R[2] + R[6]) / s, qq[2] = (R[5] + R[7]) / s, qq[3] = 0.25 * s;
+  }
 }
 
 static PetscErrorCode Detect(DemSim sim)
@@ -260,24 +289,7 @@ static PetscErrorCode TestConcave(void)
     u[0] = n0[1] * n1[2] - n0[2] * n1[1], u[1] = n0[2] * n1[0] - n0[0] * n1[2], u[2] = n0[0] * n1[1] - n0[1] * n1[0];
     /* the cube's axes along n0, n1, u: orientation from that rotation matrix (columns) */
     for (int j = 0; j < 3; j++) R[3 * j] = n0[j], R[3 * j + 1] = n1[j], R[3 * j + 2] = u[j];
-    {
-      PetscReal tr = R[0] + R[4] + R[8], qq[4];
-      /* R is a proper rotation with trace -1, 1 or 3 for axis permutations/signs; general formula */
-      if (tr > 0) {
-        PetscReal s = 2 * PetscSqrtReal(1 + tr);
-        qq[0] = 0.25 * s, qq[1] = (R[7] - R[5]) / s, qq[2] = (R[2] - R[6]) / s, qq[3] = (R[3] - R[1]) / s;
-      } else if (R[0] > R[4] && R[0] > R[8]) {
-        PetscReal s = 2 * PetscSqrtReal(1 + R[0] - R[4] - R[8]);
-        qq[0] = (R[7] - R[5]) / s, qq[1] = 0.25 * s, qq[2] = (R[1] + R[3]) / s, qq[3] = (R[2] + R[6]) / s;
-      } else if (R[4] > R[8]) {
-        PetscReal s = 2 * PetscSqrtReal(1 + R[4] - R[0] - R[8]);
-        qq[0] = (R[2] - R[6]) / s, qq[1] = (R[1] + R[3]) / s, qq[2] = 0.25 * s, qq[3] = (R[5] + R[7]) / s;
-      } else {
-        PetscReal s = 2 * PetscSqrtReal(1 + R[8] - R[0] - R[4]);
-        qq[0] = (R[3] - R[1]) / s, qq[1] = (R[2] + R[6]) / s, qq[2] = (R[5] + R[7]) / s, qq[3] = 0.25 * s;
-      }
-      for (int j = 0; j < 4; j++) bs->q[4 + j] = qq[j];
-    }
+    MatToQuat(R, bs->q + 4);
     /* centre: crease + (0.1 + g)(n0 + n1), the cube's corner edge parallel to the crease */
     for (int j = 0; j < 3; j++) bs->x[3 + j] = crease[j] + (0.1 + g) * (n0[j] + n1[j]);
     PetscCall(Detect(sim));
@@ -303,6 +315,91 @@ static PetscErrorCode TestConcave(void)
     PetscCall(DemSimDestroy(&sim));
     PetscCall(DemConfigDestroy(&root));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* 000 section 3.6, the vertex-vertex rule: a 0.2 m cube (b) whose corner k sits in the L's crease
+   next to the re-entrant vertex v at the crease's end (on the cap): the corner is at gap g from
+   both faces of the crease (two vertex-face contacts on triangles at v) and a distance
+   sqrt(2 g^2 + dl^2) < g_bar from v, where dl is its offset along the crease from the cap plane.
+   The cube's corner owns the direction towards v (no cube edge at k leads towards the L), so the
+   vertex-vertex pair (v, k) passes every validity test; it is dropped only because k already has
+   contacts with triangles at v. The cube's faces lie at gap g parallel to the crease's faces.
+   Expected: 8 vertex-face contacts at gap g (the 4 corners of each cube face over each crease
+   face), no vertex-vertex contact, and the force on the cube 4 fn(g) (n0 + n1),
+   fn = eps1 (g_bar - g) (000 eq. (49)). */
+static PetscErrorCode TestConcaveVV(void)
+{
+  char               yaml[2048], stl[300];
+  DemSim             sim;
+  DemNode            root;
+  DemBodyStore      *bs;
+  const DemPolyGeom *gl;
+  const PetscReal    g = 0.002, dl = 0.004, gbar = 0.01, eps1 = 1.0e6, h = 0.1;
+  PetscInt           ec = -1, iv, nvf = 0, nvv = 0, nx = 0;
+  PetscReal          v[3], n0[3], n1[3], u[3], R[9], corner[3], fn = eps1 * (gbar - g), err = 0, dvv;
+
+  PetscFunctionBegin;
+  snprintf(stl, sizeof(stl), "%s/L.stl", dir);
+  PetscCall(WriteLPrism(stl));
+  snprintf(yaml, sizeof(yaml),
+           "name: crease_vv\ndomain: {lo: [-3, -3, -3], hi: [3, 3, 3]}\ngravity: [0, 0, 0]\n"
+           "materials:\n  m: {density: 1000, youngs_modulus: 1.0e9, poisson_ratio: 0.3, restitution: 0.5, friction: 0.5}\n%s"
+           "shapes:\n  L: {type: polyhedron, mesh: L.stl}\n  cube: {type: polyhedron, box: [%g, %g, %g]}\n"
+           "bodies:\n  - {shape: L, material: m, fixed: true, list: [{x: [0, 0, 0]}]}\n"
+           "  - {shape: cube, material: m, list: [{x: [2, 2, 2]}]}\n"
+           "integrator: {type: verlet, dt: 1.0e-6}\nrun: {steps: 1}\n",
+           law_yaml, (double)(2 * h), (double)(2 * h), (double)(2 * h));
+  PetscCall(DemTestMakeSim(dir, "crease_vv", yaml, NULL, &sim, &root));
+  bs = &sim->bodies;
+  gl = DemShapePolyhedronGeom_Private(sim->shapes[bs->shape[0]]);
+  for (PetscInt e = 0; e < gl->ne; e++)
+    if (gl->econcave[e]) ec = e;
+  PetscCheck(ec >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no concave edge");
+  iv = gl->ev[2 * ec]; /* the re-entrant vertex at one end of the crease */
+  for (int j = 0; j < 3; j++) {
+    v[j]  = bs->x[j] + gl->v[3 * iv + j];
+    u[j]  = gl->v[3 * gl->ev[2 * ec + 1] + j] - gl->v[3 * iv + j]; /* along the crease, into the prism's length */
+    n0[j] = gl->fn[3 * gl->ef[2 * ec] + j];
+    n1[j] = gl->fn[3 * gl->ef[2 * ec + 1] + j];
+  }
+  {
+    PetscReal lu = PetscSqrtReal(Dot3(u, u)), w[3];
+    for (int j = 0; j < 3; j++) u[j] /= lu;
+    /* a right-handed frame (n0, n1, +-u): the cube's axes */
+    w[0] = n0[1] * n1[2] - n0[2] * n1[1], w[1] = n0[2] * n1[0] - n0[0] * n1[2], w[2] = n0[0] * n1[1] - n0[1] * n1[0];
+    for (int j = 0; j < 3; j++) R[3 * j] = n0[j], R[3 * j + 1] = n1[j], R[3 * j + 2] = w[j];
+  }
+  MatToQuat(R, bs->q + 4);
+  /* the corner k = v + g (n0 + n1) + dl u; the cube extends from it along n0, n1 and u */
+  for (int j = 0; j < 3; j++) {
+    corner[j]     = v[j] + g * (n0[j] + n1[j]) + dl * u[j];
+    bs->x[3 + j]  = corner[j] + h * (n0[j] + n1[j] + u[j]);
+  }
+  dvv = PetscSqrtReal(2 * g * g + dl * dl);
+  DEM_CHECK("crease end: the cube's corner is within g_bar of the re-entrant vertex (the vertex-vertex rule matters)", dvv < gbar && dl > g, "distance %g", (double)dvv);
+  PetscCall(Detect(sim));
+  for (PetscInt c = 0; c < sim->cl.n; c++) {
+    int ta = KeyType(sim->cl.feature[c], 0), tb = KeyType(sim->cl.feature[c], 1);
+    PetscBool cvert = sim->cl.a[c] == 1 ? ta == DEM_POLY_V : tb == DEM_POLY_V;
+    int       other = sim->cl.a[c] == 1 ? tb : ta;
+    if (cvert && other == DEM_POLY_F && PetscAbsReal(sim->cl.gap[c] - g) < 1e-12) nvf++;
+    else if (ta == DEM_POLY_V && tb == DEM_POLY_V) nvv++;
+    else nx++;
+  }
+  DEM_CHECK("crease end: cube corner at the re-entrant vertex: 8 vertex-face contacts at gap g, no vertex-vertex contact (000 section 3.6)", nvf == 8 && nvv == 0 && nx == 0, "vf %d vv %d other %d", (int)nvf, (int)nvv, (int)nx);
+  {
+    DemForceOut fo;
+    DemState    st = {bs->x, bs->v, bs->w, bs->q};
+    PetscCall(PetscMemzero(&fo, sizeof(fo)));
+    PetscCall(PetscCalloc2(3 * (bs->n + bs->nghost), &fo.f, 3 * (bs->n + bs->nghost), &fo.t));
+    PetscCall(DemForcesCompute(sim, &st, PETSC_FALSE, PETSC_FALSE, &fo));
+    for (int j = 0; j < 3; j++) err = PetscMax(err, PetscAbsReal(fo.f[3 + j] - 4 * fn * (n0[j] + n1[j])));
+    DEM_CHECK("crease end: force on the cube = 4 fn(g) (n0 + n1), no vertex-vertex force (1e-9)", err < 1e-9 * fn, "err %g N, fn %g N, f = [%g %g %g]", (double)err, (double)fn, (double)fo.f[3], (double)fo.f[4], (double)fo.f[5]);
+    PetscCall(PetscFree2(fo.f, fo.t));
+  }
+  PetscCall(DemSimDestroy(&sim));
+  PetscCall(DemConfigDestroy(&root));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -375,6 +472,7 @@ int main(int argc, char **argv)
   }
   PetscCall(TestSphereCube());
   PetscCall(TestConcave());
+  PetscCall(TestConcaveVV());
   PetscCall(TestMesh());
   {
     char cmd[300];

@@ -35,14 +35,30 @@ top): the spheres' heap was flat out to r = 19 mm (ring tops 15-16.5 mm), then f
 r = 31 mm; a fit from 0.35 R_PLATE (under the outlet's rim), the window we first chose, gave 24.5
 deg for it against 32.2 deg for the flank alone. The flank window was fixed after that sphere
 run and before the superquadric result; both fits are printed.
-Measured (2026-11-22, this set-up, friction 0.5): superquadrics 28.4 deg (flank; 27.3 deg from
-0.35 R_PLATE), 692 of 1100 bodies left on the plate; spheres 32.2 deg (flank; 24.5 deg from 0.35
-R_PLATE), 558 left; both at rest (kinetic / potential energy 6e-7 and 1e-11), no failed solve.
-So the first check fails (28.4 vs 40 +- 4) and so does the second (the superquadrics' flank is
-less steep than the spheres'): with our material values the superquadric heap does not reach
-002's angle. SQ_PILING_MU sets the friction coefficient for a sensitivity run (the checks are
-meant for 0.5); with 0.8: superquadrics 31.7 deg (flank; 33.0 from 0.35 R_PLATE), spheres 31.1
-deg (flank; 24.2) - friction steepens the superquadric heap, not the spheres' (they roll).
+Measured (2026-11-22, session 4, this set-up, friction 0.5): superquadrics 28.4 deg (flank;
+27.3 deg from 0.35 R_PLATE), 692 of 1100 bodies left on the plate; spheres 32.2 deg (flank;
+24.5 deg from 0.35 R_PLATE), 558 left; both at rest (kinetic / potential energy 6e-7 and
+1e-11), no failed solve. SQ_PILING_MU sets the friction coefficient for a sensitivity run (the
+checks are meant for 0.5); with 0.8: superquadrics 31.7 deg (flank; 33.0 from 0.35 R_PLATE),
+spheres 31.1 deg (flank; 24.2).
+Session 5 (same set-up; the superquadric solver now also converges for aligned flat faces,
+where its Jacobian is singular - no solve had failed in the heap before, so the heap's physics
+is unchanged, but any difference makes the pour take another course): superquadrics 33.7 deg
+(flank; 29.8 from 0.35 R_PLATE; 673 on the plate), spheres 33.5 deg (flank; 23.8; 564 on the
+plate). The pour is chaotic: SQ_PILING_SEED (lattice offsets and orientations, default 11)
+gave for the superquadrics 33.7 (seed 11), 36.4 (seed 12; 31.3 from 0.35 R_PLATE) and 39.8
+deg (seed 13; 30.0; 697 on the plate; this one passes the 40 +- 4 check): mean 36.6, standard
+deviation 3.1 deg - the flank angle of one heap of ~680 bodies (ring tops of 2 mm rings)
+scatters by several degrees, so 28.4 and 33.7 are the same heap within that scatter, and one
+run passes or fails the check by chance. SQ_PILING_BLOCKINESS (n1 = n2, default 4) for a
+sensitivity run: n = 8 gave 35.9 deg (flank; 34.9 from 0.35 R_PLATE; 694 on the plate).
+So the superquadric heap is steeper than the spheres' by about 3 deg on average here (one
+sphere run per session: 32.2, 33.5) against 002's 9 deg, and its mean lies within 40 +- 4;
+002's Table 4 (its material values) is not in our text, and 002's set-up differs (4680 bodies,
+a larger heap; no funnel). Single-body checks of the contact physics
+(tests/cases/sq_incline.sh: sticking below and sliding above atan mu on a plane and on a
+superquadric's face, force and torque balance on three contacts, the equilibrium tilt of the
+single-point contact) pass.
 Checked: superquadric heap angle within 40 +- 4 deg (002); superquadrics steeper than the
 spheres (printed, with 002's 31 deg for reference); every superquadric contact solve converged;
 the bodies on the plate at rest at the end.
@@ -63,6 +79,7 @@ tmp = sys.argv[1]
 NBODY = int(os.environ.get("SQ_PILING_N", "1100"))
 T_OPEN = 0.25
 T_END = float(os.environ.get("SQ_PILING_T", "2.2"))
+SEED = int(os.environ.get("SQ_PILING_SEED", "11"))   # the lattice offsets and orientations (a spread study)
 MU = float(os.environ.get("SQ_PILING_MU", "0.5"))   # friction coefficient (a sensitivity study; the check is for 0.5)
 H = 0.3                        # domain width; plate and funnel on its axis
 CX = CY = H / 2
@@ -97,7 +114,8 @@ integrator: {{type: verlet, dt: 2.0e-5}}
 run: {{end_time: {te}}}
 output: {{thermo_every: 2500, vtk_every: 0.1}}
 """
-SQ = "{type: superquadric, half_axes: [0.002, 0.002, 0.001], blockiness: [4, 4], curvature: mean}"
+NBLOCK = float(os.environ.get("SQ_PILING_BLOCKINESS", "4"))   # n1 = n2 (a sensitivity study; the checks are for 002's 4)
+SQ = "{type: superquadric, half_axes: [0.002, 0.002, 0.001], blockiness: [%g, %g], curvature: mean}" % (NBLOCK, NBLOCK)
 SPH = "{type: sphere, radius: 0.001836}"
 
 
@@ -109,7 +127,7 @@ def quat(rng):
 
 def fill(path):
     """NBODY lattice points inside the funnel (3 mm clear of its wall), from the gate up"""
-    rng = random.Random(11)
+    rng = random.Random(SEED)
     h, k = 0.0058, 0
     with open(path, "w") as f:
         f.write("x,y,z,qw,qx,qy,qz\n")
@@ -149,14 +167,14 @@ def base(path):
 
 
 def zup_sq(q):
-    """the height of the highest point of the a = b = 2, c = 1 mm, n = 4 body above its centre
-    at orientation q: the body-frame direction of world +z is the third row of R; the
-    extreme point of |x/a|^4 + |y/b|^4 + |z/c|^4 = 1 in direction d has x ~ (a|d_x|)^(1/3)
-    (Hoelder), value (sum (a_i |d_i|)^(4/3))^(3/4)"""
+    """the height of the highest point of the a = b = 2, c = 1 mm, n1 = n2 = n body above its
+    centre at orientation q: the body-frame direction of world +z is the third row of R; the
+    extreme point of |x/a|^n + |y/b|^n + |z/c|^n = 1 in direction d has x ~ (a|d_x|)^(1/(n-1))
+    (Hoelder), value (sum (a_i |d_i|)^e)^(1/e), e = n/(n-1) (4/3 for n = 4)"""
     w, x, y, z = q
     d = (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
-    ax = (0.002, 0.002, 0.001)
-    return sum((ax[i] * abs(d[i])) ** (4.0 / 3.0) for i in range(3)) ** 0.75
+    ax, e = (0.002, 0.002, 0.001), NBLOCK / (NBLOCK - 1)
+    return sum((ax[i] * abs(d[i])) ** e for i in range(3)) ** (1 / e)
 
 
 def on_plate(r):

@@ -6,7 +6,9 @@
 # to 45 min of wall time for the superquadrics, 8 min for the spheres): run by `make validate`.
 # KEEP=DIR keeps the runs there; SQ_PILING_REUSE=1 with KEEP evaluates the runs kept there again;
 # SQ_PILING_ONLY=superquadrics|spheres runs one of the two; SQ_PILING_N (bodies, 1100) and
-# SQ_PILING_T (end time, 2.2 s) change the set-up. Checks in val_sq_piling.py.
+# SQ_PILING_T (end time, 2.2 s) change the set-up; SQ_PILING_MU (friction, 0.5), SQ_PILING_SEED
+# (lattice offsets and orientations, 11) and SQ_PILING_BLOCKINESS (n1 = n2, 4) are for
+# sensitivity runs (the checks are meant for the defaults). Checks in val_sq_piling.py.
 set -u
 cd "$(dirname "$0")/../.."
 : "${MMDEM:=build/mmdem}" "${PY:=/usr/bin/python3}"
