@@ -143,15 +143,8 @@ def run_mmdem(mmdem, d, steps):
     chute_yaml(os.path.join(d, "chute.yaml"), out, "base.csv", "flow.csv", steps, THERMO)
     thermo = os.path.join(out, "thermo.csv")
 
-    def has_row(step):
-        def pred():
-            try:
-                return any(ln.startswith("%d," % step) for ln in open(thermo))
-            except OSError:
-                return False
-        return pred
     rc, rss, cpu, seen = B.run_timed([mmdem, "run", "chute.yaml", "--quiet"], d, os.path.join(d, "run.log"), env,
-                                     marks=(("start", has_row(0)), ("end", has_row(steps))))
+                                     marks=(("start", B.thermo_row_seen(thermo, 0)), ("end", B.thermo_row_seen(thermo, steps))))
     if rc != 0:
         log("  mmdem failed (exit %d):\n%s" % (rc, B.tail(os.path.join(d, "run.log"))))
         return None

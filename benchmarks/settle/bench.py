@@ -149,6 +149,16 @@ def run_timed(cmd, cwd, out_path, env=None, marks=()):
     return rc, rss, cpu, seen
 
 
+def thermo_row_seen(thermo, step):
+    """a mark predicate for run_timed: the thermo.csv at `thermo` has the row of `step`"""
+    def pred():
+        try:
+            return any(ln.startswith("%d," % step) for ln in open(thermo))
+        except OSError:
+            return False
+    return pred
+
+
 def tail(path, n=15):
     try:
         return "".join(open(path).readlines()[-n:])
@@ -375,15 +385,8 @@ def run_mmdem(mmdem, case_dir, name, kind, pts_src, n, lx, ly, lz, steps, warm, 
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
     thermo = os.path.join(d, "out", "thermo.csv")
 
-    def has_row(step):
-        def pred():
-            try:
-                return any(ln.startswith("%d," % step) for ln in open(thermo))
-            except OSError:
-                return False
-        return pred
     rc, rss, cpu, seen = run_timed([mmdem, "run", "settle.yaml", "--quiet"], d, os.path.join(d, "run.log"), env,
-                                   marks=(("start", has_row(warm)), ("end", has_row(warm + steps))))
+                                   marks=(("start", thermo_row_seen(thermo, warm)), ("end", thermo_row_seen(thermo, warm + steps))))
     if rc != 0:
         log("  mmdem failed (exit %d):\n%s" % (rc, tail(os.path.join(d, "run.log"))))
         return None

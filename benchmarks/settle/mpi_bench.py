@@ -79,18 +79,11 @@ def run_mmdem(mmdem, case_dir, ranks, src, lx, ly, lz, steps):
     B.mmdem_yaml(os.path.join(d, "settle.yaml"), os.path.join(d, "out"), lx, ly, lz, "file: " + src, steps)
     thermo = os.path.join(d, "out", "thermo.csv")
 
-    def has_row(step):
-        def pred():
-            try:
-                return any(ln.startswith("%d," % step) for ln in open(thermo))
-            except OSError:
-                return False
-        return pred
     cmd = [mmdem, "run", "settle.yaml", "--quiet"]
     if ranks > 1:
         cmd = ["mpirun", "--allow-run-as-root", "-n", str(ranks)] + cmd
     rc, seen = run_ranks(cmd, d, os.path.join(d, "run.log"), dict(os.environ, **MPIENV), "mmdem",
-                         marks=(("start", has_row(0)), ("end", has_row(steps))))
+                         marks=(("start", B.thermo_row_seen(thermo, 0)), ("end", B.thermo_row_seen(thermo, steps))))
     if rc != 0:
         B.log("  mmdem on %d ranks failed (exit %d):\n%s" % (ranks, rc, B.tail(os.path.join(d, "run.log"))))
         return None
