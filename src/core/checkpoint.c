@@ -635,10 +635,25 @@ PetscErrorCode DemCheckpointSerialize_Private(DemSim sim, DemBuf *b)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* fsync of the directory holding `path` (dir: the path is a directory itself): a rename in it
+   reaches the disk */
+static void DemSyncDir(const char path[], PetscBool dir)
+{
+  char buf[PETSC_MAX_PATH_LEN];
+  int  fd;
+
+  snprintf(buf, sizeof(buf), "%s", path);
+  fd = open(dir ? buf : dirname(buf), O_RDONLY | O_DIRECTORY);
+  if (fd >= 0) {
+    (void)fsync(fd);
+    close(fd);
+  }
+}
+
 /* writes data to path through path.tmp, synced, then renamed; errno-style message in err */
 static int DemWriteAtomic(const char path[], const void *data, size_t len, char *err, size_t errlen)
 {
-  char        tmp[PETSC_MAX_PATH_LEN + 8], dir[PETSC_MAX_PATH_LEN];
+  char        tmp[PETSC_MAX_PATH_LEN + 8];
   const char *p = (const char *)data;
   size_t      left = len;
   int         fd;
@@ -663,20 +678,16 @@ static int DemWriteAtomic(const char path[], const void *data, size_t len, char 
     return -1;
   }
   if (rename(tmp, path)) {
-    snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    snprintf(err, errlen, "cannot rename '%.1000s' to '%.1000s': %s", tmp, path, strerror(errno));
     unlink(tmp);
     return -1;
   }
-  snprintf(dir, sizeof(dir), "%s", path);
-  fd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
-  if (fd >= 0) { /* the rename itself reaches the disk */
-    (void)fsync(fd);
-    close(fd);
-  }
+  DemSyncDir(path, PETSC_FALSE);
   return 0;
 }
 
-PetscErrorCode DemCheckpointWriteBytes_Private(DemSim sim, PetscInt step, const DemBuf *b, char path[], size_t len)
+/* DIR/checkpoints (made on rank 0) and path = DIR/checkpoints/step-<step>.ckpt; collective */
+static PetscErrorCode DemCheckpointStepPath(DemSim sim, PetscInt step, char path[], size_t len)
 {
   char        dir[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 256] = "";
   PetscMPIInt ok = 1;
@@ -684,11 +695,9 @@ PetscErrorCode DemCheckpointWriteBytes_Private(DemSim sim, PetscInt step, const 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(dir, sizeof(dir), "%s/checkpoints", sim->out.dir));
   PetscCall(PetscSNPrintf(path, len, "%s/step-%" PetscInt_FMT ".ckpt", dir, step));
-  if (sim->rank == 0) { /* errors go to every rank below: no rank waits for a failed one */
-    if (DemMkdirP_Private(dir)) {
-      ok = 0;
-      PetscCall(PetscStrncpy(err, DemLastError(), sizeof(err)));
-    } else ok = DemWriteAtomic(path, b->p, b->n, err, sizeof(err)) == 0;
+  if (sim->rank == 0 && DemMkdirP_Private(dir)) { /* errors go to every rank: none waits for a failed one */
+    ok = 0;
+    PetscCall(PetscStrncpy(err, DemLastError(), sizeof(err)));
   }
   PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, sim->comm));
   PetscCheck(ok, sim->comm, PETSC_ERR_FILE_WRITE, "checkpoint: %s", sim->rank == 0 ? err : "rank 0 could not write it");
@@ -705,7 +714,7 @@ PetscErrorCode DemCheckpointWriteBytes_Private(DemSim sim, PetscInt step, const 
 PetscErrorCode DemCheckpointStreamFile_Private(DemSim sim, const char path[], PetscBool sync, char err[], size_t errlen, PetscBool *ok)
 {
   DemBuf      b;
-  char        tmp[PETSC_MAX_PATH_LEN + 8], dir[PETSC_MAX_PATH_LEN];
+  char        tmp[PETSC_MAX_PATH_LEN + 8];
   PetscMPIInt good = 1;
 
   PetscFunctionBegin;
@@ -733,15 +742,7 @@ PetscErrorCode DemCheckpointStreamFile_Private(DemSim sim, const char path[], Pe
       snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
       unlink(tmp);
       good = 0;
-    } else if (sync) {
-      int fd;
-      snprintf(dir, sizeof(dir), "%s", path);
-      fd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
-      if (fd >= 0) { /* the rename itself reaches the disk */
-        (void)fsync(fd);
-        close(fd);
-      }
-    }
+    } else if (sync) DemSyncDir(path, PETSC_FALSE); /* the rename itself reaches the disk */
   }
   PetscCall(PetscFree(b.lens));
   PetscCallMPI(MPI_Bcast(&good, 1, MPI_INT, 0, sim->comm));
@@ -750,24 +751,16 @@ PetscErrorCode DemCheckpointStreamFile_Private(DemSim sim, const char path[], Pe
 }
 
 /*
-  DemCheckpointFile_Private - writes the checkpoint of the current state as
+  DemCheckpointWrite_Private - writes the checkpoint of the current state as
   DIR/checkpoints/step-<step>.ckpt (streamed, synced); path receives its name. Collective.
 */
-PetscErrorCode DemCheckpointFile_Private(DemSim sim, char path[], size_t len)
+PetscErrorCode DemCheckpointWrite_Private(DemSim sim, char path[], size_t len)
 {
-  char        dir[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 256] = "";
-  PetscMPIInt ok = 1;
-  PetscBool   wrote;
+  char      err[2 * PETSC_MAX_PATH_LEN + 256] = "";
+  PetscBool wrote;
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(dir, sizeof(dir), "%s/checkpoints", sim->out.dir));
-  PetscCall(PetscSNPrintf(path, len, "%s/step-%" PetscInt_FMT ".ckpt", dir, sim->step));
-  if (sim->rank == 0 && DemMkdirP_Private(dir)) {
-    ok = 0;
-    PetscCall(PetscStrncpy(err, DemLastError(), sizeof(err)));
-  }
-  PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, sim->comm));
-  PetscCheck(ok, sim->comm, PETSC_ERR_FILE_WRITE, "checkpoint: %s", sim->rank == 0 ? err : "rank 0 could not write it");
+  PetscCall(DemCheckpointStepPath(sim, sim->step, path, len));
   PetscCall(DemCheckpointStreamFile_Private(sim, path, PETSC_TRUE, err, sizeof(err), &wrote));
   PetscCheck(wrote, sim->comm, PETSC_ERR_FILE_WRITE, "checkpoint: %s", sim->rank == 0 ? err : "rank 0 could not write it");
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -779,40 +772,19 @@ PetscErrorCode DemCheckpointFile_Private(DemSim sim, char path[], size_t len)
 */
 PetscErrorCode DemCheckpointAdopt_Private(DemSim sim, const char src[], PetscInt step, char path[], size_t len)
 {
-  char        dir[PETSC_MAX_PATH_LEN], err[2 * PETSC_MAX_PATH_LEN + 256] = "";
+  char        err[2 * PETSC_MAX_PATH_LEN + 256] = "";
   PetscMPIInt ok = 1;
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(dir, sizeof(dir), "%s/checkpoints", sim->out.dir));
-  PetscCall(PetscSNPrintf(path, len, "%s/step-%" PetscInt_FMT ".ckpt", dir, step));
+  PetscCall(DemCheckpointStepPath(sim, step, path, len));
   if (sim->rank == 0) {
-    if (DemMkdirP_Private(dir)) {
-      ok = 0;
-      PetscCall(PetscStrncpy(err, DemLastError(), sizeof(err)));
-    } else if (rename(src, path)) {
+    if (rename(src, path)) {
       ok = 0;
       snprintf(err, sizeof(err), "cannot rename '%s' to '%s': %s", src, path, strerror(errno));
-    } else {
-      int fd = open(dir, O_RDONLY | O_DIRECTORY);
-      if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-      }
-    }
+    } else DemSyncDir(path, PETSC_FALSE);
   }
   PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, sim->comm));
   PetscCheck(ok, sim->comm, PETSC_ERR_FILE_WRITE, "checkpoint: %s", sim->rank == 0 ? err : "rank 0 could not write it");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode DemCheckpointWrite_Private(DemSim sim, char path[], size_t len)
-{
-  DemBuf b = {0};
-
-  PetscFunctionBegin;
-  PetscCall(DemCheckpointSerialize_Private(sim, &b));
-  PetscCall(DemCheckpointWriteBytes_Private(sim, sim->step, &b, path, len));
-  PetscCall(DemBufFree_Private(&b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -383,7 +383,7 @@ PetscErrorCode DemGuardAfterOutput_Private(DemSim sim, PetscBool *stop, char msg
   DemGuard   *g;
   PetscMPIInt sig = (PetscMPIInt)dem_signal_caught, any;
   char        path[PETSC_MAX_PATH_LEN];
-  PetscBool   start;
+  PetscBool   start, ckpt;
 
   PetscFunctionBegin;
   *stop = PETSC_FALSE;
@@ -394,7 +394,7 @@ PetscErrorCode DemGuardAfterOutput_Private(DemSim sim, PetscBool *stop, char msg
     /* the last good state, streamed to a file (not kept in memory: it is as large as the
        state itself, ~0.65 kB per body of a packed bed); a failure to write it is a warning,
        once, and the run goes on without it */
-    char      spath[PETSC_MAX_PATH_LEN + 32], err[PETSC_MAX_PATH_LEN + 256];
+    char      spath[PETSC_MAX_PATH_LEN + 32], err[2 * PETSC_MAX_PATH_LEN + 256];
     PetscBool ok;
     DemGuardSnapPath(sim, spath, sizeof(spath));
     PetscCall(DemCheckpointStreamFile_Private(sim, spath, PETSC_FALSE, err, sizeof(err), &ok));
@@ -405,11 +405,12 @@ PetscErrorCode DemGuardAfterOutput_Private(DemSim sim, PetscBool *stop, char msg
       g->snapwarned = PETSC_TRUE;
     }
   }
-  if (!start && sim->checkpoint_every > 0 && sim->step % sim->checkpoint_every == 0) PetscCall(DemCheckpointFile_Private(sim, path, sizeof(path)));
+  ckpt = (!start && sim->checkpoint_every > 0 && sim->step % sim->checkpoint_every == 0) ? PETSC_TRUE : PETSC_FALSE;
+  if (ckpt) PetscCall(DemCheckpointWrite_Private(sim, path, sizeof(path)));
   any = sig;
   if (sim->size > 1) PetscCallMPI(MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, sim->comm));
   if (!any) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!(sim->checkpoint_every > 0 && sim->step % sim->checkpoint_every == 0 && !start)) PetscCall(DemCheckpointFile_Private(sim, path, sizeof(path)));
+  if (!ckpt) PetscCall(DemCheckpointWrite_Private(sim, path, sizeof(path))); /* else written just above */
   dem_signal_stopped = any;
   *stop              = PETSC_TRUE;
   PetscCall(PetscSNPrintf(msg, len, "interrupted by %s at step %" PetscInt_FMT " (t = %.10g s): checkpoint written to %s; continue with: mmdem run %s --restart %s", any == SIGINT ? "SIGINT" : any == SIGTERM ? "SIGTERM" : "a signal", sim->step, (double)sim->time, path, sim->file, path));

@@ -51,7 +51,5 @@ PETSC_EXTERN PetscErrorCode DemCheckpointSerialize_Private(DemSim, DemBuf *b);
 /* the same for a run decomposed over several MPI ranks: gathered on rank 0 (decomp.c) */
 PETSC_EXTERN PetscErrorCode DemDecompSerialize_Private(DemSim, DemBuf *b);
 /* writes bytes to DIR/checkpoints/step-<step>.ckpt atomically (rank 0; collective) */
-PETSC_EXTERN PetscErrorCode DemCheckpointWriteBytes_Private(DemSim, PetscInt step, const DemBuf *b, char path[], size_t len);
 PETSC_EXTERN PetscErrorCode DemCheckpointStreamFile_Private(DemSim, const char path[], PetscBool sync, char err[], size_t errlen, PetscBool *ok);
-PETSC_EXTERN PetscErrorCode DemCheckpointFile_Private(DemSim, char path[], size_t len);
 PETSC_EXTERN PetscErrorCode DemCheckpointAdopt_Private(DemSim, const char src[], PetscInt step, char path[], size_t len);
