@@ -15,6 +15,11 @@ solve that has not converged by then rarely does, and the step is retried with d
 measured at N = 100 up to t = 0.025 s: 2973 instead of 6395 Newton iterations, the same 96-100
 cut steps). A run that does not reach rest before end_time reports "--".
 
+cpu_total_s: user + system CPU time of the whole run (getrusage of the child; on a shared machine
+the wall clock is mostly other people's load, the CPU time is the run's own); cpu_to_rest_s: that
+times the run's share of wall time up to rest (thermo.csv's wall clock). --newmark-keys appends
+keys to newmark's integrator map (e.g. --newmark-keys "active_set: true").
+
 A run is stopped after --timeout seconds of wall time (exit 124 in the table; its thermo rows
 up to then still count). ke_end/peak: the kinetic energy of the last row over the peak (a
 pile whose spheres keep rolling - Hertz-Mindlin has no rolling resistance - may level off
@@ -22,7 +27,7 @@ above the rest threshold).
 
 Usage: /usr/bin/python3 benchmarks/stiff_pile/bench.py [--n 2000] [--end 1.0] [--mmdem build/mmdem]
        [--only verlet|newmark] [--fraction 0.2] [--timeout 1800] [--rest 1e-8] [--beta 0.3025]
-       [--gamma 0.6] [--results FILE] [--keep DIR]
+       [--gamma 0.6] [--newmark-keys "k: v, ..."] [--results FILE] [--keep DIR]
 Writes benchmarks/stiff_pile/results.txt (or --results FILE; the table printed). benchmarks/run.sh (make bench)
 runs it with STIFF_PILE_N (default 2000; 0 skips it) and STIFF_PILE_TIMEOUT (default 1800).
 """
@@ -31,6 +36,7 @@ import csv
 import math
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -48,6 +54,7 @@ ap.add_argument("--rest", type=float, default=1e-8)
 ap.add_argument("--beta", type=float, default=0.3025)
 ap.add_argument("--gamma", type=float, default=0.6)
 ap.add_argument("--results", default=os.path.join(here, "results.txt"))
+ap.add_argument("--newmark-keys", default="")
 a = ap.parse_args()
 
 R = 0.001
@@ -78,25 +85,28 @@ if not m:
 tc = float(m.group(1))
 dtc = 2 * tc / math.pi
 runs = [("verlet", "{type: verlet, dt: auto, dt_fraction: %r}" % a.fraction, 200),
-        ("newmark", "{type: newmark, dt: %r, dt_max: %r, beta: %r, gamma: %r, max_iterations: 15}" % (tc, 50 * dtc, a.beta, a.gamma), 5)]
+        ("newmark", "{type: newmark, dt: %r, dt_max: %r, beta: %r, gamma: %r, max_iterations: 15%s}" % (tc, 50 * dtc, a.beta, a.gamma, ", " + a.newmark_keys if a.newmark_keys else ""), 5)]
 rows = []
 for name, integ, every in runs:
     if a.only and a.only != name:
         continue
     out = os.path.join(tmp, name)
     y = write(name, integ, every)
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         p = subprocess.run([a.mmdem, "run", y, "--out", out, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            universal_newlines=True, timeout=a.timeout)
         rc = p.returncode
     except subprocess.TimeoutExpired:
         rc = 124
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime
     try:
         th = list(csv.DictReader(open(os.path.join(out, "thermo.csv"))))
     except OSError:
         th = []
     if len(th) < 2:
-        rows.append((name, "--", "-", "-", "-", "-", "-", "-", rc))
+        rows.append((name, "--", "-", "-", "-", "-", "%.1f" % cpu, "-", "-", "-", rc))
         continue
     ke = [float(r["ke_trans"]) + float(r["ke_rot"]) for r in th]
     peak = max(ke)
@@ -108,17 +118,18 @@ for name, integ, every in runs:
     last = th[-1]
     kend = "%.2e" % (ke[-1] / peak if peak > 0 else 0)
     if rest is None or rc != 0:
-        rows.append((name, "--", last["step"], last.get("newton_total", "-"), last.get("ksp_total", "-"), last["wall_s"], last["time"], kend, rc))
+        rows.append((name, "--", last["step"], last.get("newton_total", "-"), last.get("ksp_total", "-"), last["wall_s"], "%.1f" % cpu, "--", last["time"], kend, rc))
     else:
         r = th[rest]
-        rows.append((name, r["wall_s"], r["step"], r.get("newton_total", "-"), r.get("ksp_total", "-"), last["wall_s"], r["time"], kend, rc))
+        share = float(r["wall_s"]) / float(last["wall_s"]) if float(last["wall_s"]) > 0 else 1
+        rows.append((name, r["wall_s"], r["step"], r.get("newton_total", "-"), r.get("ksp_total", "-"), last["wall_s"], "%.1f" % cpu, "%.1f" % (cpu * share), r["time"], kend, rc))
 lines = ["stiff_pile: N = %d spheres, tc = %.4g s, explicit critical dt 2 tc/pi = %.4g s, end_time %g s, rest: KE < %g of its peak"
-         % (a.n, tc, dtc, a.end, a.rest) + ("; newmark beta %g, gamma %g" % (a.beta, a.gamma) if a.only != "verlet" else ""),
-         "%-8s %14s %10s %12s %12s %12s %12s %11s %5s" % ("integ", "wall_to_rest_s", "steps", "newton_its", "ksp_its", "wall_total_s", "t_rest_s", "ke_end/peak", "exit"),
+         % (a.n, tc, dtc, a.end, a.rest) + ("; newmark beta %g, gamma %g%s" % (a.beta, a.gamma, ", " + a.newmark_keys if a.newmark_keys else "") if a.only != "verlet" else ""),
+         "%-8s %14s %10s %12s %12s %12s %11s %13s %12s %11s %5s" % ("integ", "wall_to_rest_s", "steps", "newton_its", "ksp_its", "wall_total_s", "cpu_total_s", "cpu_to_rest_s", "t_rest_s", "ke_end/peak", "exit"),
          "(a run not at rest: steps, newton_its, ksp_its, t_rest_s are those of its last row)"]
 for r in rows:
-    lines.append("%-8s %14s %10s %12s %12s %12s %12s %11s %5s" % r)
+    lines.append("%-8s %14s %10s %12s %12s %12s %11s %13s %12s %11s %5s" % r)
 if len(rows) == 2 and rows[0][1] != "--" and rows[1][1] != "--":
-    lines.append("speed-up newmark / verlet (wall to rest): %.2f (goal >= 3)" % (float(rows[0][1]) / float(rows[1][1])))
+    lines.append("speed-up newmark / verlet (wall to rest): %.2f, (CPU to rest): %.2f (goal >= 3)" % (float(rows[0][1]) / float(rows[1][1]), float(rows[0][7]) / float(rows[1][7])))
 print("\n".join(lines))
 open(a.results, "w").write("\n".join(lines) + "\n")

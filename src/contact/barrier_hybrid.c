@@ -118,7 +118,7 @@ static PetscErrorCode DemContactLawCompute_Barrier(DemContactLaw law, const DemC
   for (PetscInt i = 0; i < batch->n; i++) {
     const PetscReal *n = batch->nrm + 3 * i, *vr = batch->vrel + 3 * i;
     PetscReal       *h = batch->hist[i] >= 0 ? batch->history + batch->hist[i] * batch->histsize : NULL;
-    PetscReal        fe, dfe, E, vn, vt[3], cn, fn, gt[3] = {0, 0, 0}, fet[3], fdt[3], ftr[3], ntr, ft[3], m = batch->meff[i];
+    PetscReal        fe, dfe, E, vn, vt[3], cn, fn, gt[3] = {0, 0, 0}, go[3], gtr[3], fet[3], fdt[3], ftr[3], ntr, ft[3], m = batch->meff[i];
     int              slid = 0, slip;
 
     DemBarrierNormal(bh, batch->gap[i], &fe, &dfe, &E);
@@ -139,6 +139,7 @@ static PetscErrorCode DemContactLawCompute_Barrier(DemContactLaw law, const DemC
         for (int j = 0; j < 3; j++) gt[j] *= l0 / l1;
       slid = h[3] != 0;
     }
+    for (int j = 0; j < 3; j++) go[j] = gt[j]; /* g_t of the last commit, in this tangent plane */
     for (int j = 0; j < 3; j++) gt[j] += vt[j] * dt;
     /* eq. (54)-(56) */
     for (int j = 0; j < 3; j++) {
@@ -149,8 +150,7 @@ static PetscErrorCode DemContactLawCompute_Barrier(DemContactLaw law, const DemC
     ntr = PetscSqrtReal(ftr[0] * ftr[0] + ftr[1] * ftr[1] + ftr[2] * ftr[2]);
     if (fe == 0 && fn == 0) { /* outside the activation gap: no friction, history forgotten */
       ft[0] = ft[1] = ft[2] = 0;
-      slip = 0;
-      gt[0] = gt[1] = gt[2] = 0;
+      slip  = 0;
     } else if (ntr <= (slid ? bh->mu_d : bh->mu_s) * fn) {
       for (int j = 0; j < 3; j++) ft[j] = ftr[j];
       slip = 0;
@@ -158,17 +158,37 @@ static PetscErrorCode DemContactLawCompute_Barrier(DemContactLaw law, const DemC
       for (int j = 0; j < 3; j++) ft[j] = ntr > 0 ? bh->mu_d * fn * ftr[j] / ntr : 0;
       slip = 1;
     }
+    for (int j = 0; j < 3; j++) gtr[j] = gt[j];
     /* eq. (57)-(58): the elastic part keeps only its recoverable share */
-    {
-      PetscReal ne = bh->eps_t * PetscSqrtReal(gt[0] * gt[0] + gt[1] * gt[1] + gt[2] * gt[2]), e0 = 0.5 * ne * ne / bh->eps_t;
+    if (fe == 0 && fn == 0) gt[0] = gt[1] = gt[2] = 0;
+    else {
+      PetscReal ne = bh->eps_t * PetscSqrtReal(gt[0] * gt[0] + gt[1] * gt[1] + gt[2] * gt[2]);
       PetscReal mu = slip ? bh->mu_d : bh->mu_s;
       if (ne > mu * fn && ne > 0) {
         PetscReal sc = bh->mu_d * fn / ne;
         for (int j = 0; j < 3; j++) gt[j] *= sc;
       }
-      ne = bh->eps_t * PetscSqrtReal(gt[0] * gt[0] + gt[1] * gt[1] + gt[2] * gt[2]);
-      if (out->eslip) out->eslip[i] = commit ? e0 - 0.5 * ne * ne / bh->eps_t : 0;
-      out->energy[i] = E + 0.5 * ne * ne / bh->eps_t;
+    }
+    /* energy: the applied ft splits into the spring's part -eps_t g_t (g_t after eq. (57)-(58))
+       and a dissipative rest fd = ft + eps_t g_t (the viscous part when sticking, the sliding
+       force's excess over the spring when sliding); the spring's work over the step
+       (trapezoid between the last commit's g_old and g_t) minus the change of its energy is
+       what eq. (57)-(58) removed, es = eps_t/2 (g_old + g_t).(g_trial - g_t) (>= 0 unless one
+       step reverses the old g_t), as in friction.h. Booking the whole sliding force as
+       dissipative and E(g_trial) - E(g_t) as removed counted the sliding work twice (a growing
+       e_balance with friction, and eps_t |v_t dt|^2 / 2 per step even with mu = 0). */
+    {
+      PetscReal es = 0, e2 = gt[0] * gt[0] + gt[1] * gt[1] + gt[2] * gt[2], fdn = fn - fe, pt = 0;
+      for (int j = 0; j < 3; j++) es += (go[j] + gt[j]) * (gtr[j] - gt[j]);
+      es *= 0.5 * bh->eps_t;
+      for (int j = 0; j < 3; j++) {
+        PetscReal dtj = ft[j] + bh->eps_t * gt[j];
+        if (out->fdamp) out->fdamp[3 * i + j] = fdn * n[j] + dtj;
+        pt -= dtj * vt[j];
+      }
+      if (out->eslip) out->eslip[i] = commit ? es : 0;
+      out->energy[i] = E + 0.5 * bh->eps_t * e2;
+      out->dissip[i] = -fdn * vn + pt + (dt > 0 ? es / dt : 0);
     }
     out->fn[i]       = fn;
     out->dfn_dgap[i] = dfe;
@@ -176,15 +196,6 @@ static PetscErrorCode DemContactLawCompute_Barrier(DemContactLaw law, const DemC
     out->kt[i]       = slip ? 0 : bh->eps_t;
     out->slip[i]     = slip;
     for (int j = 0; j < 3; j++) out->ft[3 * i + j] = ft[j];
-    {
-      PetscReal fdn = fn - fe, pt = 0; /* dissipative parts: normal dashpot, tangential dashpot or sliding */
-      for (int j = 0; j < 3; j++) {
-        PetscReal dtj = slip ? ft[j] : fdt[j];
-        if (out->fdamp) out->fdamp[3 * i + j] = fdn * n[j] + dtj;
-        pt -= dtj * vt[j];
-      }
-      out->dissip[i] = -fdn * vn + pt;
-    }
     if (commit && h) { /* inactive (fe = fn = 0): gt = 0 and slip = 0 were set above */
       for (int j = 0; j < 3; j++) h[j] = gt[j];
       h[3] = slip;

@@ -56,7 +56,28 @@
 
   Inline: it is the inner loop of the laws; no allocation, no indirect call.
 */
-static inline __attribute__((always_inline)) void DemFrictionSpring_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
+/*
+  The stick/slip active set of an implicit solve (newmark.c; 000 section 2.6.3's re-solve
+  applied to the Coulomb state): Newton on the law above cycles when a contact's trial force
+  crosses the Coulomb limit between iterates (the cap's kink). With `mode` (this pair's byte of
+  sim->slip_mode, NULL: the law above) the state is imposed during the solve instead of decided
+  by the test |Ft_trial| > mu fn, which makes the force a smooth function of the iterate:
+    mode & DEM_SLIP_FREE    the law's own switching (no state imposed, no output);
+    mode & DEM_SLIP_UNSET   on input: take the committed state (h[3]; sticking without history)
+                            as the imposed one (with DEM_SLIP_FREE: a sliding contact gets the
+                            law's own switching), and clear this bit;
+    mode & DEM_SLIP_IMPOSED 1: capped at the limit, Ft = mu max(fn, 0) Ft_trial / |Ft_trial|
+                            (also when |Ft_trial| < mu fn); 0: sticking, never capped;
+    mode & DEM_SLIP_WRONG   on output: the Coulomb test of this evaluation disagrees with the
+                            imposed state by more than DEM_SLIP_TOL of the limit (a slip imposed
+                            on a trial force inside the cone, a stick outside it).
+  The integrator changes the wrong ones after convergence and solves again, and evaluates the
+  committed state with the law above: at a consistent active set the two give the same force
+  (to DEM_SLIP_TOL of the limit), so the physics is the law's.
+*/
+#define DEM_SLIP_TOL 1e-8 /* the bits DEM_SLIP_IMPOSED, _WRONG, _UNSET: demimpl.h */
+
+static inline __attribute__((always_inline)) void DemFrictionSpringMode_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, signed char *mode, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
 {
   PetscReal s[3] = {0, 0, 0}, so[3], vt[3], st[3], f[3];
   PetscReal vn, sn, s2, sr2, f2, flim, fmag, mu;
@@ -107,10 +128,16 @@ static inline __attribute__((always_inline)) void DemFrictionSpring_Private(cons
      0.5 kt (s_old + s).(s_trial - s_old) over the step (trapezoid between the last
      evaluation's spring, s_old rotated into the tangent plane, and this one) minus the
      change of its stored energy 0.5 kt (|s|^2 - |s_old|^2). */
-  if (f2 > flim * flim) {
+  if (mode && (*mode & DEM_SLIP_UNSET)) *mode = (signed char)(sliding ? ((*mode & DEM_SLIP_FREE) ? DEM_SLIP_FREE : DEM_SLIP_IMPOSED) : 0);
+  if (mode && !(*mode & DEM_SLIP_FREE)) { /* the imposed state (see above) */
+    int imp;
+    imp   = *mode & DEM_SLIP_IMPOSED;
+    *mode = (signed char)(imp | ((imp ? f2 < flim * flim * (1 - DEM_SLIP_TOL) : f2 > flim * flim * (1 + DEM_SLIP_TOL)) ? DEM_SLIP_WRONG : 0));
+    atlimit = imp;
+  } else atlimit = f2 > flim * flim;
+  if (atlimit) {
     PetscReal es = 0;
-    atlimit = 1;
-    if (flim > 0) {
+    if (flim > 0 && f2 > 0) {
       fmag = flim / PetscSqrtReal(f2);
       f[0] *= fmag;
       f[1] *= fmag;
@@ -146,6 +173,12 @@ static inline __attribute__((always_inline)) void DemFrictionSpring_Private(cons
     h[2] = s[2];
     h[3] = atlimit ? 1.0 : 0.0;
   }
+}
+
+/* the law without an active set (mode NULL) */
+static inline __attribute__((always_inline)) void DemFrictionSpring_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
+{
+  DemFrictionSpringMode_Private(n, vrel, dt, kt, ct, fn, mu_s, mu_d, h, commit, NULL, ft, energy, dissip, slip, fdamp, eslip);
 }
 
 /* zeroes a history slot (a contact that opened) */

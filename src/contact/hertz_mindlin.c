@@ -129,7 +129,10 @@ static PetscErrorCode DemContactLawCompute_HertzMindlin(DemContactLaw law, const
       ct = 0;
       DemRollingSpring_Private(n, ds, dt, kt, fn, mu_s, mu_d, h, commit, out->ft + 3 * i, &et, &dt_, &out->slip[i], &es);
       fdt[0] = fdt[1] = fdt[2] = 0;
-    } else DemFrictionSpring_Private(n, v, dt, kt, ct, fn, mu_s, mu_d, h, commit, out->ft + 3 * i, &et, &dt_, &out->slip[i], fdt, &es);
+    } else { /* with an implicit solve's stick/slip active set, if one is set (friction.h) */
+      signed char *mode = law->sim && law->sim->slip_mode && batch->hist[i] >= 0 && batch->hist[i] < law->sim->nslip_mode ? law->sim->slip_mode + batch->hist[i] : NULL;
+      DemFrictionSpringMode_Private(n, v, dt, kt, ct, fn, mu_s, mu_d, h, commit, mode, out->ft + 3 * i, &et, &dt_, &out->slip[i], fdt, &es);
+    }
     out->fn[i]       = fn;
     out->dfn_dgap[i] = -kn_tan;
     out->cn[i]       = cn;

@@ -15,6 +15,13 @@
   (walls have the highest ids, so a wall pair lives with its particle); ghosts send their force,
   torque and dissipative parts back to their owners after each evaluation (reverse
   communication), contact energy, dissipation and contact counts are summed over the ranks.
+  verlet skips those sums at the steps whose energies, counts and wall reactions nothing reads
+  (no thermo row, checkpoint or VTK frame after them: sim->defer_sums); each rank books its
+  share of the dissipation (sim->dissip_pending), summed with the next read step's powers or
+  before a checkpoint written at a signal (DemDecompFlushPending_Private). With the failure
+  test and the signal agreed in one reduction (DemDecompAgree_Private), a verlet step
+  synchronises the ranks four times: the rebuild decision, the ghosts' states, their forces,
+  the end-of-step agreement.
   Every step the ghosts receive the owners' positions, velocities and orientations. The
   neighbour list is rebuilt on every rank when any body moved more than half the skin since
   the last build (the same rule as serial, decided collectively); at a rebuild:
@@ -85,16 +92,44 @@
   taken out by (gid a, gid b, feature), travel with the particle (DemDecompRoute, like the
   warm starts) and go into the list's feature map after the build, from which featslot.c makes
   the slots of the new list on first touch (a serial rebuild does the same through its map, at
-  the same steps: tests/cases/mpi_mesh.sh). Checkpoints gather the slots beside their pairs.
-  Limit: a restart on several ranks rebuilds the list at the restart step, so a contact that
-  passes to another feature of the mesh in the first step after it loses the spring that the
-  uninterrupted run carries over from the previous feature (that carry-over reads the slots,
-  not the map); restarts on one rank from a checkpoint of any rank count continue exactly.
+  the same steps: tests/cases/mpi_mesh.sh). Checkpoints gather the slots beside their pairs and
+  every rank's feature map. A restart on several ranks (DemDecompRestored_Private) builds its
+  list at the restart step with twice the skin and then sets the positions of the last build
+  (x0) back to the checkpoint's, so that the later rebuilds happen at the uninterrupted run's
+  steps (a rebuild changes contact state: a contact that passes to another mesh feature in the
+  first step after it does not inherit the spring, which the carry-over reads from the slots,
+  not the map); the feature slots, zeroed ones too, and the map are made again as the
+  checkpoint holds them (featslot.c DemNeighbourFeatureExport_Private / Import). Restarts on
+  any number of ranks then continue to round-off (tests/cases/mpi_mesh.sh: 5.5e-12 of the box;
+  6.3e-3 with the list's x0 taken at the restart step). When the subdomains are narrower than
+  2 r_max + 2 skin, the list is built with the ordinary skin at the restart step (not exact).
+  cd's warm starts: gathered on rank 0 while it writes a checkpoint (ops->mpigather, cd.c).
+
+  newmark (src/integrators/newmark.c, newmark_mpi.c): the distributed assembly of variational
+  (global numbering after every rebuild, MATMPIBAIJ from DemJacobianCreateGlobal_Private, the
+  owners' trial state forwarded before every residual / Jacobian evaluation, SNES and KSP on
+  the communicator with block Jacobi / ILU(0) in place of the serial ILU(0)). Its state
+  between steps (accelerations and moments at i) is a per-body field registered after the
+  distribution (DemDecompFieldsChanged_Private), so the body records carry it through
+  migrations; the field's name starts with '~' and checkpoints skip it (newmark writes the
+  values itself, in the serial layout). The step-control decisions (the list's reach, the
+  rotation and penetration tests, night owls) are reductions; the contacts at i of the
+  penetration test are gathered on every rank. A night-owl re-search rebuilds the list at the
+  converged positions (bodies may migrate): the positions at i and the converged increments
+  travel in the same field and the iterate is rebuilt in the new layout
+  (tests/cases/mpi_newmark.sh).
+
+  Polyhedra: a ghost polyhedron is its record (position, orientation, shape index, radius; the
+  colliders carry its surface to the world frame from them at every evaluation); the pointwise
+  contacts of a pair keep their history (barrier_hybrid's elastic spring) in feature slots,
+  which travel like a mesh wall's; the feature-level Verlet lists of polyhedron_contact.c are
+  caches dropped at every rebuild; thermo's contacts_bb / contacts_bw are sums over the ranks
+  (tests/cases/mpi_poly.sh).
 
   Supported on more than one rank: integrators that declare ig->mpi (verlet, trapezoid,
-  variational, cd),
-  spheres, superquadrics, plane and mesh walls, loads, bonds, output.track; not yet (refused
-  with a message): the other integrators (newmark), polyhedra, fields.
+  variational, cd, newmark),
+  spheres, superquadrics, polyhedra, plane and mesh walls, loads, bonds, output.track; not yet
+  (refused with a message): the other integrators, fields, cd's compatible post-solve.
 
   Keys (top level `mpi:`): grid [px, py, pz] (product = number of ranks; default chosen as
   above), balance [true], balance_threshold [1.1] (max/mean owned particles, > 1).
@@ -913,8 +948,13 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
   DemBodyStore      *bs = &sim->bodies;
   DemNeighbourList  *nl = &sim->nl;
   const PetscInt     hs = sim->histsize;
+  DemHistoryMap      fx; /* replicated: the feature slots and map (step 0) */
 
   PetscFunctionBegin;
+  /* 0. replicated (a restart's distribution): every feature slot and map entry, by global ids,
+     to be made again as they are (featslot.c), so that the contacts see what the uninterrupted
+     run's list holds (a contact passing to another mesh feature inherits from the slots) */
+  if (replicated) PetscCall(DemNeighbourFeatureExport_Private(sim, &fx));
   /* 1. history out of the list, by global ids (replicated: the list of a checkpoint) */
   d->nh = 0;
   if (hs > 0) {
@@ -1006,6 +1046,10 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
       memcpy(&f, &d->fv[(1 + hs) * e], sizeof(int64_t));
       PetscCall(DemHistoryMapPut((DemHistoryMap *)nl->fmap, d->fg[2 * e], d->fg[2 * e + 1], f, d->fv + (1 + hs) * e + 1));
     }
+  }
+  if (replicated) { /* step 0's slots and map entries of this rank's pairs */
+    PetscCall(DemNeighbourFeatureImport_Private(sim, &fx));
+    PetscCall(DemHistoryMapFree(&fx));
   }
   for (PetscInt e = 0; e < d->nw; e++) { /* the warm starts where the lookups of the new list find them */
     const PetscReal *v = d->wv + (1 + d->wrec) * e;
@@ -1139,16 +1183,17 @@ PetscErrorCode DemDecompSum_Private(DemSim sim, PetscReal *v, PetscInt n)
 /*
   DemDecompUpdateNeighbours_Private - DemSimUpdateNeighbours on several ranks: ghosts refreshed,
   or, when any body on any rank moved more than half the skin (or `force`), a rebuild with
-  migration. Collective.
+  migration; moved >= 0: this rank's displacement test was made by the caller. Collective.
 */
-PetscErrorCode DemDecompUpdateNeighbours_Private(DemSim sim, const PetscReal *x, PetscBool force)
+PetscErrorCode DemDecompUpdateNeighbours_Private(DemSim sim, const PetscReal *x, PetscBool force, PetscInt moved)
 {
   DemBodyStore *bs = &sim->bodies;
   PetscMPIInt   loc = force ? 1 : 0, glob;
 
   PetscFunctionBegin;
   PetscCheck(!x || x == bs->x, PETSC_COMM_SELF, PETSC_ERR_SUP, "the MPI decomposition updates neighbours at the store's positions only");
-  if (!loc) {
+  if (!loc && moved >= 0) loc = moved ? 1 : 0; /* the caller's pass decided it (verlet) */
+  else if (!loc) {
     const PetscReal *x0  = sim->nl.x0;
     const PetscReal  lim = 0.25 * sim->skin * sim->skin;
     if (!x0 || sim->nl.x0cap < 3 * bs->n) loc = 1;
@@ -1234,6 +1279,10 @@ PetscErrorCode DemDecompReverseForces_Private(DemSim sim, DemForceOut *out)
       if (R == 12) out->fd[3 * i + j] += o[6 + j], out->td[3 * i + j] += o[9 + j];
     }
   }
+  /* a verlet step that no output reads: contact energy, dissipation, friction losses, contact
+     counts and wall reactions stay this rank's (verlet books its share of the dissipation and
+     sums it at the next step that is read, DemDecompSumPowersPending_Private) */
+  if (sim->defer_sums) PetscFunctionReturn(PETSC_SUCCESS);
   /* global sums */
   red[0] = out->pe_contact, red[1] = out->dissip_rate, red[2] = out->eslip, red[3] = (PetscReal)out->ncontacts;
   for (PetscInt w = 0; w < nw; w++) {
@@ -1300,15 +1349,17 @@ PetscErrorCode DemDecompDistribute_Private(DemSim sim)
 
   PetscFunctionBegin;
   if (!d || d->active) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(sim->integ->mpi, sim->comm, PETSC_ERR_SUP, "integrator %s does not run on more than one MPI rank yet (this run has %d); run it on one rank (MPI-capable: verlet, trapezoid, variational, cd)", sim->integ->type_name, (int)sim->size);
+  PetscCheck(sim->integ->mpi, sim->comm, PETSC_ERR_SUP, "integrator %s does not run on more than one MPI rank yet (this run has %d); run it on one rank (MPI-capable: verlet, trapezoid, variational, cd, newmark)", sim->integ->type_name, (int)sim->size);
   if (sim->fields) what = "fields";
   PetscCheck(!what, sim->comm, PETSC_ERR_SUP, "%s: not supported on more than one MPI rank yet (this run has %d); run on one rank", what, (int)sim->size);
-  /* spheres, superquadrics (their warm starts migrate: DemDecompRoute), plane and mesh walls
-     (their feature slots' histories migrate: DemDecompRoute) only: polyhedra are refused */
+  /* spheres, superquadrics (their warm starts migrate: DemDecompRoute), polyhedra, plane and
+     mesh walls (their feature slots' histories migrate: DemDecompRoute; a ghost polyhedron is
+     its record: position, orientation, shape index, radius) only */
   for (PetscInt k = 0; k < sim->nshape; k++) {
-    PetscBool mesh;
+    PetscBool mesh, poly;
     PetscCall(PetscStrcmp(DemShapeKindName(sim->shapes[k]->kind), "mesh", &mesh));
-    PetscCheck(sim->shapes[k]->kind == DEM_KIND_SPHERE || sim->shapes[k]->kind == DEM_KIND_PLANE || mesh || DemShapeSuperquadricWarmReals_Private(sim->shapes[k]) > 0, sim->comm, PETSC_ERR_SUP, "shape '%s' (%s): only spheres, superquadrics, plane and mesh walls run on more than one MPI rank yet (this run has %d); run on one rank", sim->shapes[k]->name, sim->shapes[k]->type_name ? sim->shapes[k]->type_name : "?", (int)sim->size);
+    PetscCall(PetscStrcmp(DemShapeKindName(sim->shapes[k]->kind), "polyhedron", &poly));
+    PetscCheck(sim->shapes[k]->kind == DEM_KIND_SPHERE || sim->shapes[k]->kind == DEM_KIND_PLANE || mesh || poly || DemShapeSuperquadricWarmReals_Private(sim->shapes[k]) > 0, sim->comm, PETSC_ERR_SUP, "shape '%s' (%s): only spheres, superquadrics, polyhedra, plane and mesh walls run on more than one MPI rank yet (this run has %d); run on one rank", sim->shapes[k]->name, sim->shapes[k]->type_name ? sim->shapes[k]->type_name : "?", (int)sim->size);
   }
   /* --restart: every rank keeps every body (the serial layout of the checkpoint) until
      DemDecompRestored_Private, after the checkpoint is applied */
@@ -1376,10 +1427,53 @@ PetscErrorCode DemDecompDistribute_Private(DemSim sim)
 */
 PetscErrorCode DemDecompRestored_Private(DemSim sim)
 {
+  struct _DemDecomp *d  = sim->decomp;
+  DemBodyStore      *bs = &sim->bodies;
+  DemNeighbourList  *nl = &sim->nl;
+  const PetscReal    skin = sim->skin;
+  PetscReal          rmax = 0, *x0 = NULL;
+  int64_t           *g0 = NULL;
+  PetscInt           n0 = bs->n, grid[3];
+  PetscBool          keep = (skin > 0 && nl->x0 && nl->x0cap >= 3 * bs->n) ? PETSC_TRUE : PETSC_FALSE;
+
   PetscFunctionBegin;
-  if (!sim->decomp || sim->decomp->active) PetscFunctionReturn(PETSC_SUCCESS);
-  sim->decomp->restored = PETSC_TRUE;
+  if (!d || d->active) PetscFunctionReturn(PETSC_SUCCESS);
+  d->restored = PETSC_TRUE;
+  /* The uninterrupted run rebuilds its list when a body has moved half the skin from x0, the
+     positions of its last build (in the checkpoint); the distribution builds a list now. To
+     keep the uninterrupted run's rebuild steps (what a rebuild does to contact state, e.g. the
+     feature slots of mesh walls going through the map, happens at the same steps), the list is
+     built with twice the skin (every pair that can touch before a body moves half the skin from
+     x0: each moves at most a skin from here) and x0 is set back afterwards. Only when the
+     subdomains are wide enough for the wider ghost range. */
+  for (PetscInt i = 0; i < bs->n; i++)
+    if (!(bs->flags[i] & DEM_WALL)) rmax = PetscMax(rmax, bs->radius[i]);
+  if (d->grid_set) for (int k = 0; k < 3; k++) grid[k] = d->grid[k];
+  else PetscCall(DemDecompChooseGrid(sim, grid));
+  for (int k = 0; k < 3; k++)
+    if (grid[k] > 1 && (sim->hi[k] - sim->lo[k]) / grid[k] < 2 * rmax + 2 * skin) keep = PETSC_FALSE;
+  if (keep) { /* the store is in global-id order (the checkpoint's serial layout) */
+    PetscCall(PetscMalloc2(n0 + 1, &g0, 3 * n0 + 1, &x0));
+    PetscCall(PetscArraycpy(g0, bs->gid, n0));
+    PetscCall(PetscArraycpy(x0, nl->x0, 3 * n0));
+    for (PetscInt i = 1; i < n0; i++) PetscCheck(g0[i] > g0[i - 1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "restart: bodies not in id order");
+    sim->skin = 2 * skin;
+  }
   PetscCall(DemDecompDistribute_Private(sim));
+  if (keep) {
+    sim->skin = skin;
+    d->cutoff -= skin; /* the ghost range of the next rebuilds */
+    for (PetscInt i = 0; i < bs->n; i++) {
+      int64_t *f = (int64_t *)bsearch(&bs->gid[i], g0, (size_t)n0, sizeof(int64_t), DemDecompI64Cmp);
+      PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "restart: body %lld not in the checkpoint", (long long)bs->gid[i]);
+      for (int k = 0; k < 3; k++) {
+        PetscReal y = x0[3 * (f - g0) + k], L = sim->hi[k] - sim->lo[k];
+        if (sim->periodic[k] && !(bs->flags[i] & DEM_WALL)) y += L * PetscFloorReal((bs->x[3 * i + k] - y) / L + 0.5); /* the image beside the (wrapped) position */
+        nl->x0[3 * i + k] = y;
+      }
+    }
+    PetscCall(PetscFree2(g0, x0));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1475,7 +1569,8 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
   DemNeighbourList  *nl = &sim->nl, sh, nlsave;
   const PetscInt     hs = sim->histsize, P = 5 + hs;
   PetscReal         *fdtd = NULL, *x0 = NULL, *sp, *rp = NULL, *fdsave, *tdsave, *fr = NULL;
-  PetscInt           fdcapsave, tot = 0, nft = 0;
+  PetscInt           fdcapsave, tot = 0, nft = 0, nmt = 0;
+  PetscReal         *mr = NULL; /* the feature maps' entries (F reals each), on rank 0 */
   const PetscInt     F = 3 + hs; /* reals per feature slot */
   DemHistoryMap      pm;         /* (gid a, gid b) -> index of the pair in the gathered list */
   PetscMPIInt       *cnt = NULL, *off = NULL, mine;
@@ -1503,6 +1598,31 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
   }
   PetscCallMPI(MPI_Gatherv(sp, mine, MPIU_REAL, rp, cnt, off, MPIU_REAL, 0, sim->comm));
   PetscCall(PetscFree(sp));
+  { /* the feature maps (featslot.c: values kept across the last build for the slots made on
+       first touch): gid a, gid b, feature, history, on rank 0 */
+    DemHistoryMap *fm = (hs > 0 && nl->fmap) ? (DemHistoryMap *)nl->fmap : NULL;
+    PetscInt       e  = 0;
+    PetscCall(PetscMalloc1(F * ((fm ? fm->count : 0) + 1), &sp));
+    for (PetscInt i = 0; fm && i < fm->cap; i++) {
+      PetscReal *o = sp + F * e;
+      if (!fm->used[i]) continue;
+      memcpy(&o[0], &fm->ka[i], sizeof(int64_t));
+      memcpy(&o[1], &fm->kb[i], sizeof(int64_t));
+      memcpy(&o[2], &fm->kf[i], sizeof(int64_t));
+      for (PetscInt j = 0; j < hs; j++) o[3 + j] = fm->val[hs * i + j];
+      e++;
+    }
+    mine = (PetscMPIInt)(F * e);
+    PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, sim->comm));
+    if (sim->rank == 0) {
+      off[0] = 0;
+      for (PetscMPIInt r = 1; r < sim->size; r++) off[r] = off[r - 1] + cnt[r - 1];
+      nmt = (off[sim->size - 1] + cnt[sim->size - 1]) / F;
+      PetscCall(PetscMalloc1(F * (nmt + 1), &mr));
+    }
+    PetscCallMPI(MPI_Gatherv(sp, mine, MPIU_REAL, mr, cnt, off, MPIU_REAL, 0, sim->comm));
+    PetscCall(PetscFree(sp));
+  }
   { /* feature slots (mesh walls, featslot.c): gid a, gid b, feature, history, on rank 0 */
     const PetscInt nfl = (hs > 0 && nl->fbuild == nl->nbuilds + 1) ? nl->nfeat : 0;
     PetscCall(PetscMalloc1(F * (nfl + 1), &sp));
@@ -1524,6 +1644,7 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
     PetscCallMPI(MPI_Gatherv(sp, mine, MPIU_REAL, fr, cnt, off, MPIU_REAL, 0, sim->comm));
     PetscCall(PetscFree(sp));
   }
+  if (sim->integ && sim->integ->ops->mpigather) PetscCall((*sim->integ->ops->mpigather)(sim->integ, sim, PETSC_TRUE)); /* the integrator's per-rank state onto rank 0 (cd.c) */
   b->n = 0;
   if (sim->rank == 0) {
     PetscInt gcount[DEM_KIND_MAX * DEM_KIND_MAX + 1], *grp;
@@ -1604,6 +1725,17 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
     }
     sh.featcap = nft;
     sh.fbuild  = sh.nbuilds + 1; /* the slots belong to this list */
+    if (nmt) { /* and the feature map, so that a restart makes the same slots on first touch */
+      DemHistoryMap *m;
+      PetscCall(PetscNew(&m));
+      PetscCall(DemHistoryMapInit(m, hs));
+      for (PetscInt k = 0; k < nmt; k++) {
+        int64_t g[3];
+        memcpy(g, mr + F * k, 3 * sizeof(int64_t));
+        PetscCall(DemHistoryMapPut(m, g[0], g[1], g[2], mr + F * k + 3));
+      }
+      sh.fmap = m;
+    }
     /* serialize the serial-layout state */
     save = *bs, nlsave = *nl, fdsave = sim->fd, tdsave = sim->td, fdcapsave = sim->fdcap;
     *bs = all, *nl = sh, sim->fd = fdtd, sim->td = fdtd + 3 * all.n, sim->fdcap = 3 * all.n;
@@ -1615,6 +1747,11 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
     PetscCall(PetscFree5(sh.a, sh.b, sh.shiftidx, sh.pairidx, sh.shift));
     PetscCall(PetscFree2(sh.history, grp));
     PetscCall(PetscFree2(sh.fpair, sh.fkey));
+    if (sh.fmap) {
+      PetscCall(DemHistoryMapFree((DemHistoryMap *)sh.fmap));
+      PetscCall(PetscFree(sh.fmap));
+    }
+    PetscCall(PetscFree(mr));
     PetscCall(DemHistoryMapFree(&pm));
     PetscCall(PetscFree(x0));
     PetscCall(PetscFree(fdtd));
@@ -1622,10 +1759,35 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
     PetscCall(PetscFree(rp));
     PetscCall(PetscFree(fr));
   }
+  if (sim->integ && sim->integ->ops->mpigather) PetscCall((*sim->integ->ops->mpigather)(sim->integ, sim, PETSC_FALSE));
   PetscCall(DemBodyStoreFree(&all));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the same with the dissipation this rank booked at the steps whose sums it deferred (verlet:
+   sim->defer_sums), summed too and cleared */
+PetscErrorCode DemDecompSumPowersPending_Private(DemSim sim, PetscReal *p0, PetscReal *p1, PetscReal *pending)
+{
+  PetscReal p[3] = {*p0, *p1, *pending};
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, p, 3, MPIU_REAL, MPIU_SUM, sim->comm));
+  *p0 = p[0], *p1 = p[1], *pending = p[2];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+/* the deferred dissipation of every rank into sim->dissipated (before a checkpoint written at a
+   step whose sums were deferred: a signal). Collective. */
+PetscErrorCode DemDecompFlushPending_Private(DemSim sim)
+{
+  PetscReal p = sim->dissip_pending;
+
+  PetscFunctionBegin;
+  if (!sim->decomp) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &p, 1, MPIU_REAL, MPIU_SUM, sim->comm));
+  sim->dissipated += p;
+  sim->dissip_pending = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 PetscErrorCode DemDecompSumPowers_Private(DemSim sim, PetscReal *p0, PetscReal *p1)
 {
   PetscReal p[2] = {*p0, *p1};
@@ -1638,11 +1800,32 @@ PetscErrorCode DemDecompSumPowers_Private(DemSim sim, PetscReal *p0, PetscReal *
 
 PetscErrorCode DemDecompAgree_Private(DemSim sim, PetscBool failed, PetscBool *any, char msg[], size_t len)
 {
-  PetscMPIInt mine = failed ? sim->rank : sim->size, first;
+  /* one reduction for both questions of the end of a step: the lowest failing rank (as
+     size - rank under a maximum), and the signal caught on any rank, which the guard then
+     uses at this step instead of a reduction of its own (guard.c) */
+  PetscMPIInt mine[2] = {failed ? sim->size - sim->rank : 0, DemGuardSignalCaught_Private()}, red[2], first;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, sim->comm));
+  PetscCallMPI(MPI_Allreduce(mine, red, 2, MPI_INT, MPI_MAX, sim->comm));
+  first = red[0] ? sim->size - red[0] : sim->size;
+  PetscCall(DemGuardSignalAgreed_Private(sim, red[1]));
   *any = first < sim->size ? PETSC_TRUE : PETSC_FALSE;
   if (*any) PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)len, MPI_CHAR, first, sim->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemDecompFieldsChanged_Private - a per-body field registered after the distribution (an
+  integrator's state that must travel with its body: newmark.c's accelerations): the body
+  records of migration and ghosts carry every registered field from the next rebuild on.
+*/
+PetscErrorCode DemDecompFieldsChanged_Private(DemSim sim)
+{
+  struct _DemDecomp *d = sim->decomp;
+
+  PetscFunctionBegin;
+  if (!d || !d->active) PetscFunctionReturn(PETSC_SUCCESS); /* not yet distributed: set then */
+  d->rec = DEM_DREC;
+  for (PetscInt e = 0; e < sim->bodies.nextra; e++) d->rec += sim->bodies.extra_ncomp[e];
   PetscFunctionReturn(PETSC_SUCCESS);
 }

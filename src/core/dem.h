@@ -172,6 +172,12 @@ typedef struct {
   PetscReal residual;
   PetscBool converged, accepted;
   PetscReal dt_next; /* suggested next dt (0: keep) */
+  /* appended (optional; zeroed before the step): checks the integrator made on its way, which
+     spare run.c passes of its own over the bodies */
+  PetscInt  finite;  /* 1: every x, v, w, q of the owned bodies is finite after the step;
+                        -1: some is not; 0: not checked */
+  PetscBool bounded; /* every body lies within half the skin of its position at the last
+                        neighbour build (the step moved bodies only under DemSimUpdateNeighbours) */
 } DemStepInfo;
 
 /* ---- ops signatures ---- */

@@ -99,6 +99,10 @@ struct _DemIntegratorOps {
   /* optional, appended (output.c): the values of the integrator's own thermo.csv columns,
      named by the NULL-terminated thermo_names of the integrator (newmark.c) */
   PetscErrorCode (*thermo)(DemIntegrator, PetscReal values[]);
+  /* optional, appended (decomp.c): several MPI ranks, around the serialization of a checkpoint
+     on rank 0: gather true collects onto rank 0 the per-rank state that ops->checkpoint writes
+     (cd.c's warm starts), gather false undoes it. Collective */
+  PetscErrorCode (*mpigather)(DemIntegrator, DemSim, PetscBool gather);
 };
 
 struct _p_DemIntegrator {
@@ -177,6 +181,7 @@ PETSC_EXTERN PetscReal *DemHistoryMapGet(DemHistoryMap *, int64_t a, int64_t b, 
 PETSC_EXTERN PetscErrorCode DemHistoryMapCheckpoint_Private(DemHistoryMap *, FILE *, PetscBool write, const char what[]);
 
 PETSC_EXTERN PetscErrorCode DemNeighbourBuild_Private(DemSim, const PetscReal *x);
+PETSC_EXTERN PetscErrorCode DemSimUpdateNeighboursMoved_Private(DemSim, PetscInt moved); /* neighbour.c */
 PETSC_EXTERN PetscErrorCode DemNeighbourFree_Private(DemNeighbourList *);
 /* feature slots (featslot.c): the history slot of (pair, feature != 0), made on first use after
    a build (create) or looked up; at a rebuild the nonzero ones go into nl->fmap, which keeps them
@@ -185,6 +190,9 @@ PETSC_EXTERN PetscErrorCode DemNeighbourFeatureSlot_Private(DemSim, PetscInt pai
 PETSC_EXTERN PetscErrorCode DemNeighbourFeatureSave_Private(DemSim);
 PETSC_EXTERN PetscInt       DemNeighbourFeatureCount_Private(DemSim);
 PETSC_EXTERN PetscErrorCode DemNeighbourFeatureFree_Private(DemNeighbourList *);
+/* the feature slots and map by global ids around a rebuild that must keep them (a restart's distribution, decomp.c) */
+PETSC_EXTERN PetscErrorCode DemNeighbourFeatureExport_Private(DemSim, DemHistoryMap *all);
+PETSC_EXTERN PetscErrorCode DemNeighbourFeatureImport_Private(DemSim, DemHistoryMap *all);
 /* the feature slots, their history rows and the feature map in a checkpoint (featslot.c) */
 PETSC_EXTERN PetscErrorCode DemNeighbourFeatureCheckpoint_Private(DemSim, FILE *, PetscBool write, PetscBool apply, PetscInt npairs, size_t avail);
 
@@ -213,6 +221,12 @@ typedef struct {
 } DemOutputConfig;
 
 /* ---- the simulation ---- */
+/* bits of DemSim's slip_mode per history slot (friction.h DemFrictionSpringMode_Private) */
+#define DEM_SLIP_IMPOSED 1
+#define DEM_SLIP_WRONG   2
+#define DEM_SLIP_UNSET   4
+#define DEM_SLIP_FREE    8
+
 struct _p_DemSim {
   MPI_Comm     comm;
   PetscMPIInt  rank, size;
@@ -274,6 +288,14 @@ struct _p_DemSim {
   DemOutputConfig out;
   void        *outstate; /* open files of a running simulation (output.c) */
   PetscBool    record_contacts; /* the next force evaluation must leave every contact in cl/cf */
+  PetscBool    defer_sums;      /* MPI, verlet: this evaluation's sums over the ranks (energies, counts,
+                                   wall reactions) are not needed: skipped (decomp.c) */
+  PetscReal    dissip_pending;  /* MPI, verlet: this rank's dissipation of such steps, summed at the
+                                   next step that is read (verlet.c) */
+  PetscBool    output_idle;     /* set by the run loop: energy_idle, and no VTK frame after the step */
+  PetscBool    prezeroed;       /* the owned bodies' f (= m g), t, fd and td were reset for the next
+                                   force evaluation by the integrator's pass (verlet.c); that
+                                   evaluation skips its own reset and clears the flag (forces.c) */
   PetscBool    energy_idle;     /* set by the run loop (run.c): no output after the next step reads
                                    pe_contact (not a thermo, checkpoint or last step) */
   PetscBool    skip_pe;         /* set by an integrator around one committed force evaluation when
@@ -289,6 +311,10 @@ struct _p_DemSim {
      them (trapezoid.c) around their DemForcesCompute calls, NULL otherwise; laws that map
      rolling (hertz_mindlin tangential: rolling_spring) read them, else use vrel dt */
   const PetscReal *inc_x, *inc_alpha;
+  /* the stick/slip active set of an implicit solve (newmark.c), per history slot (< nslip_mode),
+     NULL otherwise: friction.h DemFrictionSpringMode_Private reads and writes it */
+  signed char *slip_mode;
+  PetscInt     nslip_mode;
   struct _DemFields *fields; /* drag and near-field forces, 001 eq. (15)-(18) (fields.c); NULL
                                 without a fields: key */
   PetscInt     rejected;     /* steps rejected by the integrator so far (run.c; thermo.csv) */
@@ -303,12 +329,14 @@ struct _p_DemSim {
 PETSC_EXTERN PetscBool      DemDecompActive_Private(DemSim);
 PETSC_EXTERN PetscErrorCode DemDecompSetFromConfig_Private(DemSim, DemNode root);
 PETSC_EXTERN PetscErrorCode DemDecompDistribute_Private(DemSim);
-PETSC_EXTERN PetscErrorCode DemDecompUpdateNeighbours_Private(DemSim, const PetscReal *x, PetscBool force);
+PETSC_EXTERN PetscErrorCode DemDecompUpdateNeighbours_Private(DemSim, const PetscReal *x, PetscBool force, PetscInt moved);
 PETSC_EXTERN PetscErrorCode DemDecompReverseForces_Private(DemSim, DemForceOut *);
 PETSC_EXTERN PetscErrorCode DemDecompGatherBodies_Private(DemSim, DemBodyStore *all);
 PETSC_EXTERN PetscErrorCode DemDecompDestroy_Private(DemSim);
 /* sums two per-rank powers (an integrator's dissipation bookkeeping) over the ranks */
 PETSC_EXTERN PetscErrorCode DemDecompSumPowers_Private(DemSim, PetscReal *p0, PetscReal *p1);
+PETSC_EXTERN PetscErrorCode DemDecompSumPowersPending_Private(DemSim, PetscReal *p0, PetscReal *p1, PetscReal *pending);
+PETSC_EXTERN PetscErrorCode DemDecompFlushPending_Private(DemSim);
 /* *any = some rank has `failed`; msg becomes the message of the lowest such rank */
 PETSC_EXTERN PetscErrorCode DemDecompAgree_Private(DemSim, PetscBool failed, PetscBool *any, char msg[], size_t len);
 /* output.track's bodies on rank 0 (x v w q f t: 19 reals each, in output.track's order), NULL elsewhere */
@@ -329,6 +357,8 @@ PETSC_EXTERN PetscBool      DemShapeSuperquadricWarmGet_Private(DemShape, PetscI
 PETSC_EXTERN PetscErrorCode DemShapeSuperquadricWarmPut_Private(DemShape, DemSim, int64_t ga, int64_t gb, const PetscReal v[]);
 /* n reals summed over the ranks, in place */
 PETSC_EXTERN PetscErrorCode DemDecompSum_Private(DemSim, PetscReal *v, PetscInt n);
+/* a per-body field registered after the distribution travels with its body from the next rebuild on */
+PETSC_EXTERN PetscErrorCode DemDecompFieldsChanged_Private(DemSim);
 
 /* forces with the laws' fused kernels where possible (explicit integrators; forces.c) */
 PETSC_EXTERN PetscErrorCode DemForcesComputeFast(DemSim, const DemState *, PetscBool commit, DemForceOut *);
@@ -482,7 +512,10 @@ PETSC_EXTERN PetscErrorCode DemGuardCheckMemory_Private(DemSim, DemNode at, doub
    checkpoints, a signal: *stop, msg), on a failure (writes the last good checkpoint, names it
    in msg) and after the loop */
 PETSC_EXTERN PetscErrorCode DemGuardBegin_Private(DemSim);
-PETSC_EXTERN PetscErrorCode DemGuardCheckState_Private(DemSim, PetscBool *bad, char msg[], size_t len);
+PETSC_EXTERN PetscErrorCode DemGuardCheckState_Private(DemSim, PetscBool bounded, PetscBool *bad, char msg[], size_t len);
+PETSC_EXTERN PetscBool      DemGuardInjectsNaN_Private(DemSim);
+PETSC_EXTERN PetscMPIInt    DemGuardSignalCaught_Private(void);
+PETSC_EXTERN PetscErrorCode DemGuardSignalAgreed_Private(DemSim, PetscMPIInt);
 /* a step the integrator rejected: retried with its dt_next, or *fail with a diagnosis in msg */
 PETSC_EXTERN PetscErrorCode DemGuardStepRejected_Private(DemSim, const DemStepInfo *, PetscBool *fail, char msg[], size_t len);
 PETSC_EXTERN PetscErrorCode DemGuardAfterOutput_Private(DemSim, PetscBool *stop, char msg[], size_t len);

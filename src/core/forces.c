@@ -241,7 +241,8 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
     const PetscReal g0 = g[0], g1 = g[1], g2 = g[2], *restrict im = bs->inv_m, *restrict mass = bs->m;
     PetscReal *restrict ff = f, *restrict tt = t, *restrict fd = out->fd, *restrict td = out->td;
     const PetscInt      n  = bs->n;
-    if (fd)
+    if (fd && sim->prezeroed) { /* the integrator's last pass over the bodies did it (verlet) */
+    } else if (fd)
       for (PetscInt i = 0; i < n; i++) {
         const PetscReal m = im[i] == 0 ? 0.0 : mass[i];
         ff[3 * i] = 0.0 + m * g0, ff[3 * i + 1] = 0.0 + m * g1, ff[3 * i + 2] = 0.0 + m * g2;
@@ -256,6 +257,7 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
         tt[3 * i] = tt[3 * i + 1] = tt[3 * i + 2] = 0;
       }
   }
+  sim->prezeroed = PETSC_FALSE;
   if (nb > bs->n) {
     PetscCall(PetscArrayzero(f + 3 * bs->n, 3 * (nb - bs->n)));
     PetscCall(PetscArrayzero(t + 3 * bs->n, 3 * (nb - bs->n)));

@@ -243,8 +243,11 @@ PetscErrorCode DemGuardBegin_Private(DemSim sim)
     PetscCall(DemNodeGet(sim->root, "domain", &dn));
     g->domain_given = dn ? PETSC_TRUE : PETSC_FALSE;
   }
+  g->dom_builds        = -1;
+  g->sig_step          = -1;
   g->debug_nan_step    = DemEnvInt("MMDEM_DEBUG_NAN_STEP", -1);
   g->debug_nan_body    = DemEnvInt("MMDEM_DEBUG_NAN_BODY", -1);
+  g->debug_nan_force   = getenv("MMDEM_DEBUG_NAN_WHAT") && !strcmp(getenv("MMDEM_DEBUG_NAN_WHAT"), "force") ? PETSC_TRUE : PETSC_FALSE;
   g->debug_signal_step = DemEnvInt("MMDEM_DEBUG_SIGNAL_STEP", -1);
   s                    = getenv("MMDEM_DEBUG_SIGNAL");
   g->debug_signal      = (s && !strcmp(s, "INT")) ? SIGINT : SIGTERM;
@@ -308,8 +311,36 @@ static PetscErrorCode DemDeepestContact(DemSim sim, PetscInt i, char *buf, size_
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* after each accepted step's state: test injections, bodies that left the domain */
-PetscErrorCode DemGuardCheckState_Private(DemSim sim, PetscBool *bad, char msg[], size_t len)
+/* the signal caught on this rank (0: none), and the one agreed over the ranks at the end of
+   this step by DemDecompAgree_Private, which DemGuardAfterOutput_Private then uses */
+PetscMPIInt DemGuardSignalCaught_Private(void)
+{
+  return (PetscMPIInt)dem_signal_caught;
+}
+PetscErrorCode DemGuardSignalAgreed_Private(DemSim sim, PetscMPIInt any)
+{
+  DemGuard *g;
+
+  PetscFunctionBegin;
+  PetscCall(DemGuardGet_Private(sim, &g));
+  g->sig_step = sim->step;
+  g->sig_any  = any;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether the debugging option MMDEM_DEBUG_NAN_STEP may put a NaN into a velocity after a step
+   (run.c then always scans for it; with MMDEM_DEBUG_NAN_WHAT=force it goes into a force, which
+   the next step turns into a velocity, found by the integrator's own check where it has one) */
+PetscBool DemGuardInjectsNaN_Private(DemSim sim)
+{
+  DemGuard *g = (DemGuard *)sim->guard;
+  return g && g->debug_nan_step >= 0 && !g->debug_nan_force ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* after each accepted step's state: test injections, bodies that left the domain; bounded:
+   the step kept every body within half the skin of its position at the last list build
+   (DemStepInfo.bounded), so that a scan's margin can stand for the scans until the next build */
+PetscErrorCode DemGuardCheckState_Private(DemSim sim, PetscBool bounded, PetscBool *bad, char msg[], size_t len)
 {
   DemGuard     *g;
   DemBodyStore *bs = &sim->bodies;
@@ -321,15 +352,20 @@ PetscErrorCode DemGuardCheckState_Private(DemSim sim, PetscBool *bad, char msg[]
   if (g->debug_nan_step >= 0 && sim->step == g->debug_nan_step) {
     for (PetscInt i = 0; i < bs->n; i++) {
       if (g->debug_nan_body >= 0 ? bs->gid[i] != g->debug_nan_body : bs->inv_m[i] == 0) continue;
-      bs->v[3 * i] = NAN;
+      if (g->debug_nan_force) bs->f[3 * i] = NAN; /* the next step's kick makes it a velocity */
+      else bs->v[3 * i] = NAN;
       break;
     }
   }
   if (!g->domain_given) PetscFunctionReturn(PETSC_SUCCESS);
-  { /* a branch-free scan first (every step; periodic directions never flag): out > 3 r with
+  if (!bounded) g->dom_builds = -1;
+  else if (g->dom_builds == sim->nl.nbuilds && g->dom_margin > sim->skin) PetscFunctionReturn(PETSC_SUCCESS); /* see guard.h */
+  { /* a branch-free scan first (periodic directions never flag): out > 3 r with
        out = max(lo - x, x - hi), which is the test below for r >= 0; the loop below then
-       finds the body and words the diagnosis */
-    PetscReal       lo[3], hi[3];
+       finds the body and words the diagnosis. The smallest 3 r - out of the mobile bodies is
+       the margin: a body is at most skin/2 from its position at the last build, so at most
+       `skin` from where this scan saw it, until the next build */
+    PetscReal       lo[3], hi[3], margin = PETSC_MAX_REAL;
     const PetscReal *x = bs->x, *r = bs->radius, *im = bs->inv_m;
     int             any = 0;
     for (int d = 0; d < 3; d++) {
@@ -340,7 +376,11 @@ PetscErrorCode DemGuardCheckState_Private(DemSim sim, PetscBool *bad, char msg[]
       for (int d = 0; d < 3; d++) {
         const PetscReal l = lo[d], u = hi[d];
         if (sim->periodic[d]) continue;
-        for (PetscInt i = 0; i < bs->n; i++) any |= (im[i] != 0) & (PetscMax(l - x[3 * i + d], x[3 * i + d] - u) > 3 * r[i]);
+        for (PetscInt i = 0; i < bs->n; i++) {
+          const PetscReal out = PetscMax(l - x[3 * i + d], x[3 * i + d] - u), m = im[i] != 0 ? 3 * r[i] - out : PETSC_MAX_REAL;
+          any |= (im[i] != 0) & (out > 3 * r[i]);
+          margin = m < margin ? m : margin;
+        }
       }
     } else
       for (PetscInt i = 0; i < bs->n; i++) {
@@ -348,9 +388,14 @@ PetscErrorCode DemGuardCheckState_Private(DemSim sim, PetscBool *bad, char msg[]
         const PetscReal o0 = PetscMax(lo[0] - x[3 * i], x[3 * i] - hi[0]);
         const PetscReal o1 = PetscMax(lo[1] - x[3 * i + 1], x[3 * i + 1] - hi[1]);
         const PetscReal o2 = PetscMax(lo[2] - x[3 * i + 2], x[3 * i + 2] - hi[2]);
+        const PetscReal m  = im[i] != 0 ? r3 - PetscMax(PetscMax(o0, o1), o2) : PETSC_MAX_REAL;
         any |= (im[i] != 0) & ((o0 > r3) | (o1 > r3) | (o2 > r3));
+        margin = m < margin ? m : margin;
       }
-    if (!any) PetscFunctionReturn(PETSC_SUCCESS);
+    if (!any) {
+      if (bounded) g->dom_builds = sim->nl.nbuilds, g->dom_margin = margin;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
   }
   for (PetscInt i = 0; i < bs->n; i++) {
     const PetscReal *x = bs->x + 3 * i, r = bs->radius[i];
@@ -408,9 +453,13 @@ PetscErrorCode DemGuardAfterOutput_Private(DemSim sim, PetscBool *stop, char msg
   ckpt = (!start && sim->checkpoint_every > 0 && sim->step % sim->checkpoint_every == 0) ? PETSC_TRUE : PETSC_FALSE;
   if (ckpt) PetscCall(DemCheckpointWrite_Private(sim, path, sizeof(path)));
   any = sig;
-  if (sim->size > 1) PetscCallMPI(MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, sim->comm));
+  if (sim->size > 1 && g->sig_step == sim->step) any = g->sig_any; /* agreed with the step's failure test (decomp.c) */
+  else if (sim->size > 1) PetscCallMPI(MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, sim->comm));
   if (!any) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!ckpt) PetscCall(DemCheckpointWrite_Private(sim, path, sizeof(path))); /* else written just above */
+  if (!ckpt) {
+    PetscCall(DemDecompFlushPending_Private(sim)); /* MPI: the dissipation of deferred steps (verlet) */
+    PetscCall(DemCheckpointWrite_Private(sim, path, sizeof(path)));
+  } /* else written just above */
   dem_signal_stopped = any;
   *stop              = PETSC_TRUE;
   PetscCall(PetscSNPrintf(msg, len, "interrupted by %s at step %" PetscInt_FMT " (t = %.10g s): checkpoint written to %s; continue with: mmdem run %s --restart %s", any == SIGINT ? "SIGINT" : any == SIGTERM ? "SIGTERM" : "a signal", sim->step, (double)sim->time, path, sim->file, path));

@@ -38,8 +38,18 @@ typedef struct {
   /* the time-step protocol */
   PetscReal        dt_config; /* dt after set-up, before a restart changed it */
   PetscBool        domain_given;
+  /* the domain scan's margin: after a scan at list build dom_builds found every mobile body at
+     least dom_margin inside the 3-radii limit, bodies that move under the list's rule (within
+     half the skin of the build's positions) cannot pass the limit before the next build when
+     dom_margin > skin, and the scan is skipped; dom_builds -1: no such scan */
+  PetscInt         dom_builds;
+  PetscReal        dom_margin;
+  /* the signal agreed over the ranks at step sig_step (DemGuardSignalAgreed_Private) */
+  PetscInt         sig_step;
+  PetscMPIInt      sig_any;
   /* debugging aids for tests (environment): MMDEM_DEBUG_NAN_STEP, MMDEM_DEBUG_SIGNAL_STEP */
   PetscInt         debug_nan_step, debug_nan_body, debug_signal_step;
+  PetscBool        debug_nan_force; /* MMDEM_DEBUG_NAN_WHAT=force: the NaN goes into the force */
   int              debug_signal;
 } DemGuard;
 

@@ -112,8 +112,9 @@ PetscErrorCode DemSimRun(DemSim sim)
        snapshot at thermo steps, checkpoints, the last step; a checkpoint written on a signal
        holds the pe_contact of the last such step */
     sim->energy_idle = (s1 % sim->out.thermo_every && !(sim->checkpoint_every > 0 && s1 % sim->checkpoint_every == 0) && !final) ? PETSC_TRUE : PETSC_FALSE;
+    sim->output_idle = (sim->energy_idle && !DemOutputVTKDue_Private(sim, sim->time + sim->dt, final)) ? PETSC_TRUE : PETSC_FALSE; /* nothing after the step reads energies, counts or wall reactions */
     ierr             = DemIntegratorStep(sim->integ, sim, sim->dt, &info);
-    sim->energy_idle = PETSC_FALSE;
+    sim->energy_idle = sim->output_idle = PETSC_FALSE;
     if (ierr) { /* an error inside the step: its message, and the last good state saved */
       PetscCall(PetscStrncpy(msg, DemLastError()[0] ? DemLastError() : "error in an integrator step", sizeof(msg)));
       PetscCall(DemRunFail(sim, msg, sizeof(msg)));
@@ -133,8 +134,10 @@ PetscErrorCode DemSimRun(DemSim sim)
     if (info.dt_next > 0) sim->dt = info.dt_next;
     sim->step++;
     sim->iterations = info.iterations;
-    PetscCall(DemGuardCheckState_Private(sim, &lost, msg, sizeof(msg))); /* left the domain */
-    bad             = DemFindNonFinite(sim);
+    PetscCall(DemGuardCheckState_Private(sim, info.bounded, &lost, msg, sizeof(msg))); /* left the domain */
+    /* NaN or Inf: the integrator's own check on its passes over the bodies when it made one
+       (verlet), unless the guard's debug option put a NaN in after the step */
+    bad = (info.finite == 1 && !DemGuardInjectsNaN_Private(sim)) ? -1 : DemFindNonFinite(sim);
     if (bad >= 0) PetscCall(DemDiagnose(sim, bad, msg, sizeof(msg)));
     if (sim->decomp) PetscCall(DemDecompAgree_Private(sim, bad >= 0 || lost, &lost, msg, sizeof(msg))); /* MPI: any rank's failure stops all, with its message (decomp.c) */
     if (bad >= 0 || lost) {

@@ -88,8 +88,9 @@
   (DemCDSolvePGS): each rank sweeps its own contacts in `order`, and between sweeps the
   velocities are recomputed from all ranks' forces; it agrees with one rank within tol
   (tests/cases/mpi_pgs.sh). Warm starts go with their pair when its evaluating rank changes
-  at a rebuild (DemCDWarmMigrate). The warm starts in a checkpoint written on several ranks
-  are rank 0's only (the others' pairs start from 0 after a restart). compatible: true is
+  at a rebuild (DemCDWarmMigrate). A checkpoint written on several ranks holds every rank's
+  warm starts (DemCDMPIGather, gathered on rank 0 while it writes), so a restart on any number
+  of ranks starts every pair from its warm start (tests/cases/mpi_cd.sh). compatible: true is
   refused on several ranks (one message naming the key).
 */
 #include "cdimpl.h"
@@ -117,6 +118,7 @@ typedef struct {
   PetscReal    *act;                    /* [nlaw] the laws' activation distances (DemCDDetect) */
   PetscInt      nactcap;
   DemHistoryMap wmap;                   /* (gid_a, gid_b, feature) -> [f, f_compatible] */
+  DemHistoryMap wown;                   /* MPI: rank 0's own wmap while a checkpoint writes every rank's (DemCDMPIGather) */
   uint64_t      rng;
   DemCDCompat   compat;
   PetscLogEvent ev_solve, ev_compat;
@@ -308,6 +310,27 @@ static int DemCDI64Cmp(const void *x, const void *y)
   return (a > b) - (a < b);
 }
 
+/* MPI: the warm starts of map m as records of 5 reals (gid a, gid b, feature, f,
+   f_compatible; the ids' bits copied into reals), and one record back: its keys */
+static void DemCDWarmPack(const DemHistoryMap *m, PetscReal *sb)
+{
+  PetscInt e = 0;
+  for (PetscInt i = 0; i < m->cap; i++) {
+    if (!m->used[i]) continue;
+    memcpy(&sb[5 * e], &m->ka[i], sizeof(int64_t));
+    memcpy(&sb[5 * e + 1], &m->kb[i], sizeof(int64_t));
+    memcpy(&sb[5 * e + 2], &m->kf[i], sizeof(int64_t));
+    sb[5 * e + 3] = m->val[2 * i], sb[5 * e + 4] = m->val[2 * i + 1];
+    e++;
+  }
+}
+static void DemCDWarmKeys(const PetscReal *r, int64_t *ka, int64_t *kb, int64_t *kf)
+{
+  memcpy(ka, &r[0], sizeof(int64_t));
+  memcpy(kb, &r[1], sizeof(int64_t));
+  memcpy(kf, &r[2], sizeof(int64_t));
+}
+
 /* MPI, after a rebuild (bodies migrated): the warm starts go with their pair to the rank that
    now evaluates it, the owner of its lower-id body (decomp.c). Every rank's entries are
    gathered on every rank (5 reals each: gid a, gid b, feature, f, f_compatible) and each keeps
@@ -319,7 +342,6 @@ static PetscErrorCode DemCDWarmMigrate(DemIntegrator_CD *cd, DemSim sim)
   PetscMPIInt    mine = 5 * (PetscMPIInt)m->count, *cnt, *off, tot;
   PetscReal     *sb, *rb;
   int64_t       *own;
-  PetscInt       e = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc2(sim->size, &cnt, sim->size, &off));
@@ -328,27 +350,66 @@ static PetscErrorCode DemCDWarmMigrate(DemIntegrator_CD *cd, DemSim sim)
   for (PetscMPIInt r = 1; r < sim->size; r++) off[r] = off[r - 1] + cnt[r - 1];
   tot = off[sim->size - 1] + cnt[sim->size - 1];
   PetscCall(PetscMalloc3(mine + 1, &sb, tot + 1, &rb, bs->n + 1, &own));
-  for (PetscInt i = 0; i < m->cap; i++) {
-    if (!m->used[i]) continue;
-    memcpy(&sb[5 * e], &m->ka[i], sizeof(int64_t));
-    memcpy(&sb[5 * e + 1], &m->kb[i], sizeof(int64_t));
-    memcpy(&sb[5 * e + 2], &m->kf[i], sizeof(int64_t));
-    sb[5 * e + 3] = m->val[2 * i], sb[5 * e + 4] = m->val[2 * i + 1];
-    e++;
-  }
+  DemCDWarmPack(m, sb);
   PetscCallMPI(MPI_Allgatherv(sb, mine, MPIU_REAL, rb, cnt, off, MPIU_REAL, sim->comm));
   PetscCall(DemHistoryMapClear(m));
   for (PetscInt i = 0; i < bs->n; i++) own[i] = bs->gid[i];
   if (bs->n > 1) qsort(own, (size_t)bs->n, sizeof(int64_t), DemCDI64Cmp);
   for (PetscInt k = 0; k < tot / 5; k++) {
     int64_t ka, kb, kf, lo;
-    memcpy(&ka, &rb[5 * k], sizeof(int64_t));
-    memcpy(&kb, &rb[5 * k + 1], sizeof(int64_t));
-    memcpy(&kf, &rb[5 * k + 2], sizeof(int64_t));
+    DemCDWarmKeys(&rb[5 * k], &ka, &kb, &kf);
     lo = PetscMin(ka, kb);
     if (bsearch(&lo, own, (size_t)bs->n, sizeof(int64_t), DemCDI64Cmp)) PetscCall(DemHistoryMapPut(m, ka, kb, kf, &rb[5 * k + 3]));
   }
   PetscCall(PetscFree3(sb, rb, own));
+  PetscCall(PetscFree2(cnt, off));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MPI, around a checkpoint's serialization on rank 0 (decomp.c, ops->mpigather): with gather
+   true every rank's warm starts go into rank 0's map (its own kept aside in wown), so that the
+   checkpoint holds them all, with false rank 0's own map comes back. A restart on any number
+   of ranks then starts every pair from its warm start: each rank reads the whole map and looks
+   up its own pairs (the map is rebuilt from the rank's contacts after the first step).
+   Collective. */
+static PetscErrorCode DemCDMPIGather(DemIntegrator ig, DemSim sim, PetscBool gather)
+{
+  DemIntegrator_CD *cd = (DemIntegrator_CD *)ig->data;
+  DemHistoryMap    *m  = &cd->wmap;
+  PetscMPIInt       mine = 5 * (PetscMPIInt)m->count, *cnt = NULL, *off = NULL, tot = 0;
+  PetscReal        *sb, *rb = NULL;
+
+  PetscFunctionBegin;
+  if (!gather) {
+    if (sim->rank == 0 && cd->wown.cap) {
+      PetscCall(DemHistoryMapFree(&cd->wmap));
+      cd->wmap = cd->wown;
+      PetscCall(PetscMemzero(&cd->wown, sizeof(cd->wown)));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscMalloc1(mine + 1, &sb));
+  DemCDWarmPack(m, sb);
+  if (sim->rank == 0) PetscCall(PetscMalloc2(sim->size, &cnt, sim->size, &off));
+  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, sim->comm));
+  if (sim->rank == 0) {
+    off[0] = 0;
+    for (PetscMPIInt r = 1; r < sim->size; r++) off[r] = off[r - 1] + cnt[r - 1];
+    tot = off[sim->size - 1] + cnt[sim->size - 1];
+    PetscCall(PetscMalloc1(tot + 1, &rb));
+  }
+  PetscCallMPI(MPI_Gatherv(sb, mine, MPIU_REAL, rb, cnt, off, MPIU_REAL, 0, sim->comm));
+  if (sim->rank == 0) {
+    cd->wown = cd->wmap;
+    PetscCall(DemHistoryMapInit(&cd->wmap, 2));
+    for (PetscInt k = 0; k < tot / 5; k++) {
+      int64_t ka, kb, kf;
+      DemCDWarmKeys(&rb[5 * k], &ka, &kb, &kf);
+      PetscCall(DemHistoryMapPut(&cd->wmap, ka, kb, kf, &rb[5 * k + 3]));
+    }
+  }
+  PetscCall(PetscFree(sb));
+  PetscCall(PetscFree(rb));
   PetscCall(PetscFree2(cnt, off));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -910,6 +971,7 @@ static PetscErrorCode DemIntegratorDestroy_CD(DemIntegrator ig)
   PetscCall(PetscFree(cd->perm));
   PetscCall(PetscFree(cd->act));
   PetscCall(DemHistoryMapFree(&cd->wmap));
+  if (cd->wown.cap) PetscCall(DemHistoryMapFree(&cd->wown));
   PetscCall(DemHistoryMapFree(&cd->compat.umap));
   PetscCall(PetscFree(ig->data));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -952,6 +1014,7 @@ PetscErrorCode DemIntegratorCreate_CD(DemIntegrator ig)
   ig->ops->step          = DemIntegratorStep_CD;
   ig->ops->destroy       = DemIntegratorDestroy_CD;
   ig->ops->checkpoint    = DemIntegratorCheckpoint_CD;
+  ig->ops->mpigather     = DemCDMPIGather; /* MPI: every rank's warm starts in a checkpoint */
   ig->stability          = DEM_INTEGRATOR_IMPLICIT; /* rigid contacts: no collision time to resolve */
   ig->mpi                = PETSC_TRUE;              /* apgd on several MPI ranks (decomp.c; pgs and compatible refused) */
   PetscFunctionReturn(PETSC_SUCCESS);

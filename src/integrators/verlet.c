@@ -32,6 +32,12 @@ typedef struct {
   const PetscReal *iso_I;
 } DemIntegrator_Verlet;
 
+/* what the two passes over the bodies check on the way (DemIntegratorStep_Verlet) */
+typedef struct {
+  int       moved; /* some body moved more than half the skin since the last neighbour build */
+  PetscReal nf;    /* 0 * (sum of the new x, q, v, w): not finite iff one of them is not */
+} DemVerletChecks;
+
 static PetscErrorCode DemIntegratorSetFromConfig_Verlet(DemIntegrator ig, DemNode cfg)
 {
   PetscFunctionBegin;
@@ -60,19 +66,25 @@ static inline __attribute__((always_inline)) void DemVerletCayley(PetscReal *q, 
   sum, so that the sum does not chain six additions per body), and the drift of positions and
   orientations. Returns that power.
 */
-static inline __attribute__((always_inline)) PetscReal DemVerletKickDrift_Inline(DemSim sim, PetscReal dt, const int iso)
+static inline __attribute__((always_inline)) PetscReal DemVerletKickDrift_Inline(DemSim sim, PetscReal dt, const int iso, DemVerletChecks *ck)
 {
   DemBodyStore *bs = &sim->bodies;
   const PetscInt n = bs->n, plane = sim->dim == 2;
-  const PetscReal h = 0.5 * dt, *restrict f = bs->f, *restrict t = bs->t, *restrict iI = bs->inv_I, *restrict im = bs->inv_m;
-  const PetscReal *restrict fd = sim->fd, *restrict td = sim->td, *restrict I = bs->I;
+  const PetscReal h = 0.5 * dt, *restrict iI = bs->inv_I, *restrict im = bs->inv_m, *restrict mass = bs->m;
+  const PetscReal g0 = sim->gravity[0], g1 = sim->gravity[1], g2 = sim->gravity[2], *restrict I = bs->I;
+  PetscReal *restrict f = bs->f, *restrict t = bs->t, *restrict fd = sim->fd, *restrict td = sim->td;
   PetscReal *restrict v = bs->v, *restrict w = bs->w, *restrict x = bs->x, *restrict q = bs->q;
-  PetscReal s = 0;
+  const PetscReal *restrict x0 = sim->nl.x0;
+  const PetscReal lim = 0.25 * sim->skin * sim->skin;
+  const int       havex0 = x0 && sim->nl.x0cap >= 3 * n;
+  PetscReal s = 0, nf0 = 0, nf1 = 0;
+  int       moved = !havex0;
 
   for (PetscInt i = 0; i < n; i++) {
     PetscReal *restrict vi = v + 3 * i, *restrict wi = w + 3 * i;
     const PetscReal hm = h * im[i];
     const int       sphere = iso || (iI[3 * i] == iI[3 * i + 1] && iI[3 * i + 1] == iI[3 * i + 2]); /* fixed bodies have 0 */
+    const int       drift  = im[i] != 0 || (bs->flags[i] & DEM_PRESCRIBED);
     vi[0] += hm * f[3 * i];
     vi[1] += hm * f[3 * i + 1];
     vi[2] += hm * f[3 * i + 2];
@@ -90,27 +102,47 @@ static inline __attribute__((always_inline)) PetscReal DemVerletKickDrift_Inline
     }
     if (plane) vi[2] = 0, wi[0] = wi[1] = 0;
     s += (fd[3 * i] * vi[0] + td[3 * i] * wi[0]) + (fd[3 * i + 1] * vi[1] + td[3 * i + 1] * wi[1]) + (fd[3 * i + 2] * vi[2] + td[3 * i + 2] * wi[2]); /* fd(n) at v(n+1/2) */
-    if (im[i] == 0 && !(bs->flags[i] & DEM_PRESCRIBED)) continue;
-    x[3 * i] += dt * vi[0];
-    x[3 * i + 1] += dt * vi[1];
-    x[3 * i + 2] += dt * vi[2];
-    if (!iso && (I[3 * i] != I[3 * i + 1] || I[3 * i + 1] != I[3 * i + 2])) { /* aspherical: torque-free rotation, 002 eq. (5)-(7) (rotor.c) */
-      if (im[i] > 0 && (wi[0] != 0 || wi[1] != 0 || wi[2] != 0)) DemRigidRotorStep_Private(I + 3 * i, dt, q + 4 * i, wi);
-    } else if (wi[0] != 0 || wi[1] != 0 || wi[2] != 0) DemVerletCayley(q + 4 * i, wi, dt);
+    { /* f, t, fd, td are used up: the next evaluation's start (gravity on mobile bodies, zero
+         torques and dissipative parts; forces.c skips its own pass, sim->prezeroed) */
+      const PetscReal m = im[i] == 0 ? 0.0 : mass[i];
+      f[3 * i] = 0.0 + m * g0, f[3 * i + 1] = 0.0 + m * g1, f[3 * i + 2] = 0.0 + m * g2;
+      t[3 * i] = t[3 * i + 1] = t[3 * i + 2] = 0;
+      fd[3 * i] = fd[3 * i + 1] = fd[3 * i + 2] = 0;
+      td[3 * i] = td[3 * i + 1] = td[3 * i + 2] = 0;
+    }
+    if (drift) {
+      x[3 * i] += dt * vi[0];
+      x[3 * i + 1] += dt * vi[1];
+      x[3 * i + 2] += dt * vi[2];
+      if (!iso && (I[3 * i] != I[3 * i + 1] || I[3 * i + 1] != I[3 * i + 2])) { /* aspherical: torque-free rotation, 002 eq. (5)-(7) (rotor.c) */
+        if (im[i] > 0 && (wi[0] != 0 || wi[1] != 0 || wi[2] != 0)) DemRigidRotorStep_Private(I + 3 * i, dt, q + 4 * i, wi);
+      } else if (wi[0] != 0 || wi[1] != 0 || wi[2] != 0) DemVerletCayley(q + 4 * i, wi, dt);
+    }
+    /* the checks run.c and neighbour.c would make in passes of their own, on the new x and q:
+       the neighbour list's displacement rule (DemSimUpdateNeighbours) and finite values (NaN
+       and Inf propagate through 0 * (...); two sums so that the additions do not chain) */
+    if (havex0) {
+      const PetscReal d0 = x[3 * i] - x0[3 * i], d1 = x[3 * i + 1] - x0[3 * i + 1], d2 = x[3 * i + 2] - x0[3 * i + 2];
+      moved |= d0 * d0 + d1 * d1 + d2 * d2 > lim;
+    }
+    nf0 += 0 * ((x[3 * i] + x[3 * i + 1]) + x[3 * i + 2]);
+    nf1 += 0 * ((q[4 * i] + q[4 * i + 1]) + (q[4 * i + 2] + q[4 * i + 3]));
   }
+  ck->moved = moved;
+  ck->nf    = nf0 + nf1;
   return s;
 }
 
 /* the second half kick; returns the power of the new dissipative forces at v(n+1/2), before
    the kick (summed as in DemVerletKickDrift) */
-static inline __attribute__((always_inline)) PetscReal DemVerletKickPower_Inline(DemSim sim, PetscReal h, const int iso)
+static inline __attribute__((always_inline)) PetscReal DemVerletKickPower_Inline(DemSim sim, PetscReal h, const int iso, DemVerletChecks *ck)
 {
   DemBodyStore *bs = &sim->bodies;
   const PetscInt n = bs->n, plane = sim->dim == 2;
   const PetscReal *restrict f = bs->f, *restrict t = bs->t, *restrict iI = bs->inv_I, *restrict im = bs->inv_m;
   const PetscReal *restrict fd = sim->fd, *restrict td = sim->td;
   PetscReal *restrict v = bs->v, *restrict w = bs->w;
-  PetscReal s = 0;
+  PetscReal s = 0, nf0 = 0, nf1 = 0;
 
   for (PetscInt i = 0; i < n; i++) {
     PetscReal *restrict vi = v + 3 * i, *restrict wi = w + 3 * i;
@@ -132,28 +164,31 @@ static inline __attribute__((always_inline)) PetscReal DemVerletKickPower_Inline
       wi[0] += dw[0], wi[1] += dw[1], wi[2] += dw[2];
     }
     if (plane) vi[2] = 0, wi[0] = wi[1] = 0;
+    nf0 += 0 * ((vi[0] + vi[1]) + vi[2]); /* finite v and w after the kick (see KickDrift) */
+    nf1 += 0 * ((wi[0] + wi[1]) + wi[2]);
   }
+  ck->nf += nf0 + nf1;
   return s;
 }
 
 /* each loop twice: baseline and AVX2+FMA (dem_isa.h); and in each a variant for stores whose
    bodies all have isotropic inertia (spheres, walls), without the per-body test */
-static PetscReal DemVerletKickDrift_Generic(DemSim sim, PetscReal dt, int iso)
+static PetscReal DemVerletKickDrift_Generic(DemSim sim, PetscReal dt, int iso, DemVerletChecks *ck)
 {
-  return iso ? DemVerletKickDrift_Inline(sim, dt, 1) : DemVerletKickDrift_Inline(sim, dt, 0);
+  return iso ? DemVerletKickDrift_Inline(sim, dt, 1, ck) : DemVerletKickDrift_Inline(sim, dt, 0, ck);
 }
-static PetscReal DemVerletKickPower_Generic(DemSim sim, PetscReal h, int iso)
+static PetscReal DemVerletKickPower_Generic(DemSim sim, PetscReal h, int iso, DemVerletChecks *ck)
 {
-  return iso ? DemVerletKickPower_Inline(sim, h, 1) : DemVerletKickPower_Inline(sim, h, 0);
+  return iso ? DemVerletKickPower_Inline(sim, h, 1, ck) : DemVerletKickPower_Inline(sim, h, 0, ck);
 }
 #if DEM_HAVE_ISA_V3
-DEM_ISA_V3 static PetscReal DemVerletKickDrift_V3(DemSim sim, PetscReal dt, int iso)
+DEM_ISA_V3 static PetscReal DemVerletKickDrift_V3(DemSim sim, PetscReal dt, int iso, DemVerletChecks *ck)
 {
-  return iso ? DemVerletKickDrift_Inline(sim, dt, 1) : DemVerletKickDrift_Inline(sim, dt, 0);
+  return iso ? DemVerletKickDrift_Inline(sim, dt, 1, ck) : DemVerletKickDrift_Inline(sim, dt, 0, ck);
 }
-DEM_ISA_V3 static PetscReal DemVerletKickPower_V3(DemSim sim, PetscReal h, int iso)
+DEM_ISA_V3 static PetscReal DemVerletKickPower_V3(DemSim sim, PetscReal h, int iso, DemVerletChecks *ck)
 {
-  return iso ? DemVerletKickPower_Inline(sim, h, 1) : DemVerletKickPower_Inline(sim, h, 0);
+  return iso ? DemVerletKickPower_Inline(sim, h, 1, ck) : DemVerletKickPower_Inline(sim, h, 0, ck);
 }
 #endif
 
@@ -173,21 +208,21 @@ static int DemVerletIsotropic(DemIntegrator_Verlet *vv, DemSim sim)
   return vv->iso;
 }
 
-static PetscReal DemVerletKickDrift(DemIntegrator_Verlet *vv, DemSim sim, PetscReal dt)
+static PetscReal DemVerletKickDrift(DemIntegrator_Verlet *vv, DemSim sim, PetscReal dt, DemVerletChecks *ck)
 {
   const int iso = DemVerletIsotropic(vv, sim);
 #if DEM_HAVE_ISA_V3
-  if (DemIsaV3()) return DemVerletKickDrift_V3(sim, dt, iso);
+  if (DemIsaV3()) return DemVerletKickDrift_V3(sim, dt, iso, ck);
 #endif
-  return DemVerletKickDrift_Generic(sim, dt, iso);
+  return DemVerletKickDrift_Generic(sim, dt, iso, ck);
 }
-static PetscReal DemVerletKickPower(DemIntegrator_Verlet *vv, DemSim sim, PetscReal h)
+static PetscReal DemVerletKickPower(DemIntegrator_Verlet *vv, DemSim sim, PetscReal h, DemVerletChecks *ck)
 {
   const int iso = DemVerletIsotropic(vv, sim);
 #if DEM_HAVE_ISA_V3
-  if (DemIsaV3()) return DemVerletKickPower_V3(sim, h, iso);
+  if (DemIsaV3()) return DemVerletKickPower_V3(sim, h, iso, ck);
 #endif
-  return DemVerletKickPower_Generic(sim, h, iso);
+  return DemVerletKickPower_Generic(sim, h, iso, ck);
 }
 
 static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, PetscReal dt, DemStepInfo *info)
@@ -197,31 +232,48 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
   DemForceOut   fo = {0};
   DemState      st;
   PetscReal     pold, pnew;
+  PetscInt      nbuilds;
+  DemVerletChecks ck;
 
   PetscFunctionBegin;
   PetscCall(DemSimReserveDissipative_Private(sim));
-  pold = DemVerletKickDrift(vv, sim, dt); /* kick, drift, and fd(n) at v(n+1/2) */
+  nbuilds = sim->nl.nbuilds;
+  pold    = DemVerletKickDrift(vv, sim, dt, &ck); /* kick, drift, and fd(n) at v(n+1/2) */
+  sim->prezeroed = PETSC_TRUE;                     /* and f, t, fd, td of the owned bodies reset */
   PetscCall(DemSimConstrain(sim, bs->v, bs->w)); /* plane problems: ghosts too */
   sim->time += dt;
   PetscCall(DemSimApplyWalls_Private(sim));
-  PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_FALSE));
+  /* the drift pass decided the list's displacement rule, unless a wall's removal rebuilt it */
+  PetscCall(DemSimUpdateNeighboursMoved_Private(sim, sim->nl.nbuilds == nbuilds ? (ck.moved ? 1 : 0) : -1));
   st    = (DemState){bs->x, bs->v, bs->w, bs->q};
   fo.f  = bs->f;
   fo.t  = bs->t;
   fo.fd = sim->fd;
   fo.td = sim->td;
   fo.J  = NULL;
-  sim->skip_pe = sim->energy_idle; /* pe_contact only where the output reads it */
+  sim->skip_pe    = sim->energy_idle; /* pe_contact only where the output reads it */
+  sim->defer_sums = (sim->decomp && sim->output_idle) ? PETSC_TRUE : PETSC_FALSE; /* MPI: no sums over the ranks that nothing reads */
   PetscCall(DemForcesComputeFast(sim, &st, PETSC_TRUE, &fo));
   sim->skip_pe = PETSC_FALSE;
-  pnew = DemVerletKickPower(vv, sim, 0.5 * dt); /* fd(n+1) at v(n+1/2), then the kick */
-  if (sim->decomp) PetscCall(DemDecompSumPowers_Private(sim, &pold, &pnew)); /* MPI: over the ranks (decomp.c) */
+  pnew = DemVerletKickPower(vv, sim, 0.5 * dt, &ck); /* fd(n+1) at v(n+1/2), then the kick */
   PetscCall(DemSimConstrain(sim, bs->v, bs->w));
-  sim->dissipated += -0.5 * dt * (pold + pnew) + fo.eslip;
-  sim->dissip_rate_prev = fo.dissip_rate;
-  if (!sim->energy_idle) sim->pe_contact = fo.pe_contact; /* else left from the last step that had it */
-  sim->ncontacts   = fo.ncontacts;
+  if (sim->defer_sums) { /* this rank's share, summed at the next step that is read */
+    sim->defer_sums = PETSC_FALSE;
+    sim->dissip_pending += -0.5 * dt * (pold + pnew) + fo.eslip;
+  } else {
+    if (sim->decomp) { /* MPI: over the ranks, with the shares of the deferred steps (decomp.c) */
+      PetscCall(DemDecompSumPowersPending_Private(sim, &pold, &pnew, &sim->dissip_pending));
+      sim->dissipated += sim->dissip_pending;
+      sim->dissip_pending = 0;
+    }
+    sim->dissipated += -0.5 * dt * (pold + pnew) + fo.eslip;
+    sim->dissip_rate_prev = fo.dissip_rate;
+    if (!sim->energy_idle) sim->pe_contact = fo.pe_contact; /* else left from the last step that had it */
+    sim->ncontacts = fo.ncontacts;
+  }
   info->iterations = 1;
+  info->finite     = isfinite(ck.nf) ? 1 : -1; /* x, q, v, w of the owned bodies (run.c) */
+  info->bounded    = PETSC_TRUE;               /* positions moved only under the list's rule */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -272,3 +272,79 @@ PetscErrorCode DemNeighbourFeatureCheckpoint_Private(DemSim sim, FILE *fp, Petsc
   PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*
+  DemNeighbourFeatureExport_Private - the feature state of the list by global ids, into `all`
+  (made here, histsize hs + 1): every slot, also a zeroed one (a slot is found, not made fresh,
+  when its contact touches again, and mesh.c's inheritance reads the slots of the pair), with
+  last value 1, and every entry of the feature map without a slot (a slot made on first touch
+  takes its values) with last value 0. For a rebuild that must not change what the contacts
+  see: the distribution of a restart on several ranks (decomp.c, with
+  DemNeighbourFeatureImport_Private after the build).
+*/
+PetscErrorCode DemNeighbourFeatureExport_Private(DemSim sim, DemHistoryMap *all)
+{
+  DemNeighbourList *nl = &sim->nl;
+  DemBodyStore     *bs = &sim->bodies;
+  const PetscInt    hs = sim->histsize;
+  PetscReal        *v;
+
+  PetscFunctionBegin;
+  PetscCall(DemHistoryMapInit(all, PetscMax(hs, 0) + 1));
+  if (hs <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc1(hs + 1, &v));
+  if (nl->fmap) {
+    DemHistoryMap *m = (DemHistoryMap *)nl->fmap;
+    for (PetscInt i = 0; i < m->cap; i++) {
+      if (!m->used[i]) continue;
+      PetscCall(PetscArraycpy(v, m->val + hs * i, hs));
+      v[hs] = 0;
+      PetscCall(DemHistoryMapPut(all, m->ka[i], m->kb[i], m->kf[i], v));
+    }
+  }
+  if (nl->fbuild == nl->nbuilds + 1)
+    for (PetscInt s = 0; s < nl->nfeat; s++) {
+      PetscCall(PetscArraycpy(v, nl->history + hs * (nl->npairs + s), hs));
+      v[hs] = 1;
+      PetscCall(DemHistoryMapPut(all, bs->gid[nl->a[nl->fpair[s]]], bs->gid[nl->b[nl->fpair[s]]], nl->fkey[s], v));
+    }
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemNeighbourFeatureImport_Private - after a build: the entries of `all`
+  (DemNeighbourFeatureExport_Private) whose pair is in the list go into the feature map, and
+  those that were slots become slots again, with their values. Entries of pairs not in the list
+  (another rank's) are skipped. Not collective.
+*/
+PetscErrorCode DemNeighbourFeatureImport_Private(DemSim sim, DemHistoryMap *all)
+{
+  DemNeighbourList *nl = &sim->nl;
+  DemBodyStore     *bs = &sim->bodies;
+  const PetscInt    hs = sim->histsize;
+  DemHistoryMap     pm; /* (gid a, gid b) -> pair index */
+
+  PetscFunctionBegin;
+  if (hs <= 0 || !all->count) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!nl->fmap) {
+    DemHistoryMap *m;
+    PetscCall(PetscNew(&m));
+    PetscCall(DemHistoryMapInit(m, hs));
+    nl->fmap = m;
+  }
+  PetscCall(DemHistoryMapInit(&pm, 1));
+  for (PetscInt k = 0; k < nl->npairs; k++) {
+    PetscReal pk = (PetscReal)k;
+    PetscCall(DemHistoryMapPut(&pm, bs->gid[nl->a[k]], bs->gid[nl->b[k]], 0, &pk));
+  }
+  for (PetscInt i = 0; i < all->cap; i++) {
+    const PetscReal *v = all->val + (hs + 1) * i, *pi;
+    PetscInt         slot;
+    if (!all->used[i] || !(pi = DemHistoryMapGet(&pm, all->ka[i], all->kb[i], 0))) continue;
+    PetscCall(DemHistoryMapPut((DemHistoryMap *)nl->fmap, all->ka[i], all->kb[i], all->kf[i], v));
+    if (v[hs] == 1) PetscCall(DemNeighbourFeatureSlot_Private(sim, (PetscInt)pi[0], all->kf[i], PETSC_TRUE, &slot, NULL));
+  }
+  PetscCall(DemHistoryMapFree(&pm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -324,8 +324,11 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
 /*
   DemSimUpdateNeighbours - rebuilds the pair list when a body moved more than half the skin
   since the last build, or when `force` is set. Collective.
+  DemSimUpdateNeighboursMoved_Private - the same at the store's positions, with the
+  displacement rule already applied by the caller on its own pass over the bodies (verlet's
+  drift): moved 1 or 0; -1: applied here.
 */
-PetscErrorCode DemSimUpdateNeighbours(DemSim sim, const PetscReal *x, PetscBool force)
+static PetscErrorCode DemNeighbourUpdate(DemSim sim, const PetscReal *x, PetscBool force, PetscInt moved)
 {
   DemBodyStore *bs = &sim->bodies;
   PetscInt      nb = bs->n + bs->nghost;
@@ -333,11 +336,12 @@ PetscErrorCode DemSimUpdateNeighbours(DemSim sim, const PetscReal *x, PetscBool 
 
   PetscFunctionBegin;
   if (DemDecompActive_Private(sim)) { /* MPI: ghosts, collective rebuilds, migration (decomp.c) */
-    PetscCall(DemDecompUpdateNeighbours_Private(sim, x, force));
+    PetscCall(DemDecompUpdateNeighbours_Private(sim, x, force, moved));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (!x) x = bs->x;
-  if (!rebuild) {
+  if (!rebuild && moved >= 0 && x == bs->x) rebuild = moved ? PETSC_TRUE : PETSC_FALSE;
+  else if (!rebuild) {
     const PetscReal *x0  = sim->nl.x0;
     const PetscReal  lim = 0.25 * sim->skin * sim->skin;
     int              any = 0; /* an or, not a running maximum: no chain of maxima per body */
@@ -350,5 +354,19 @@ PetscErrorCode DemSimUpdateNeighbours(DemSim sim, const PetscReal *x, PetscBool 
     if (any) rebuild = PETSC_TRUE;
   }
   if (rebuild) PetscCall(DemNeighbourBuild_Private(sim, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemSimUpdateNeighbours(DemSim sim, const PetscReal *x, PetscBool force)
+{
+  PetscFunctionBegin;
+  PetscCall(DemNeighbourUpdate(sim, x, force, -1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemSimUpdateNeighboursMoved_Private(DemSim sim, PetscInt moved)
+{
+  PetscFunctionBegin;
+  PetscCall(DemNeighbourUpdate(sim, NULL, PETSC_FALSE, moved));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -335,6 +335,7 @@ static PetscErrorCode DemPolyThermoContacts(DemSim sim, PetscBool wall, PetscRea
     if (((sim->bodies.flags[a] | sim->bodies.flags[b]) & DEM_WALL ? PETSC_TRUE : PETSC_FALSE) == wall) n++;
   }
   *val = (PetscReal)n;
+  PetscCall(DemDecompSum_Private(sim, val, 1)); /* MPI: every rank's contacts (a contact lives on one rank) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 static PetscErrorCode DemPolyThermoBB(DemSim sim, void *ctx, PetscReal *val)

@@ -29,6 +29,18 @@
   gets the history slot of its (pair, key) from the neighbour list's feature slots (featslot.c),
   which keeps it across rebuilds and in checkpoints.
 
+  Energy across feature switches (measured with verlet, no friction, tests/cases/poly_energy.sh):
+  the hand-offs vertex-face -> vertex-edge -> vertex-vertex and edge-edge -> vertex-edge happen
+  at equal gaps, so the barrier energy is continuous there (two cubes colliding in general
+  poses: e_total within 4e-5). Not so where Fig. 4c's representation of a face-face contact changes
+  its number of points: when a corner of one face slides over an edge of the other, its
+  vertex-face contact becomes a vertex-edge one and the two edges at the corner add two
+  edge-edge contacts at the same point, each with the full energy of the corner's contact
+  (a 1 kg cube sliding off a slab with eps1 = 1e4 N/m: +6.0e-4 J = two contacts' energy in one
+  step; the vertex-edge contact then leaves continuously). The jumps are of the order of one
+  contact's energy, eps1 (g_bar - g)^2 / 2 in part (i), and of either sign; removing them needs
+  weights on the points of a face-face contact (not done).
+
   Search (000 section 2.5): the neighbour list holds the body pairs whose inflated bounding
   spheres overlap (first level); then every feature of each body is tested against the other
   body's inflated bounding sphere, and candidate pairs of features by their inflated bounding
@@ -719,64 +731,183 @@ static void DemPolyCandidateCut(DemPolyBody *P, const PetscReal lo0[3], const Pe
   P->ncf = n;
 }
 
+/*
+  The list build tests each feature of one body only against the other body's features whose
+  centres lie within a window along one axis: the candidates of that side sorted by that
+  coordinate (the axis of the widest spread), the window the largest inclusion distance
+  (feature radius + partner radius + lim, padded against round-off), since a pair farther apart
+  along the axis fails its bounding-sphere test. The pairs that pass are recorded in the order
+  of the all-pairs loops (the matches of each feature sorted by candidate position), so the
+  lists, and the contacts, are those of the all-pairs build.
+*/
+typedef struct {
+  PetscReal *key;
+  PetscInt  *pos, cap, n;
+  PetscReal  rmax; /* largest radius of the sorted features */
+} DemPolySorted;
+static DemPolySorted srt_[5]; /* faces of A, faces of B, edges of A, edges of B, vertices of B */
+static PetscInt     *match_, capmatch_;
+
+static PetscErrorCode DemPolySortedReserve(DemPolySorted *S, PetscInt n)
+{
+  PetscFunctionBegin;
+  if (n > S->cap) {
+    PetscCall(PetscFree(S->key));
+    PetscCall(PetscFree(S->pos));
+    S->cap = PetscMax(n, 2 * S->cap);
+    PetscCall(PetscMalloc1(S->cap, &S->key));
+    PetscCall(PetscMalloc1(S->cap, &S->pos));
+  }
+  if (n > capmatch_) {
+    PetscCall(PetscFree(match_));
+    capmatch_ = PetscMax(n, 2 * capmatch_);
+    PetscCall(PetscMalloc1(capmatch_, &match_));
+  }
+  S->n = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* P's candidate faces (kind 0), edges (1) or vertices (2) sorted by coordinate ax of their centre */
+static PetscErrorCode DemPolySortedBuild(const DemPolyBody *P, int kind, int ax, DemPolySorted *S)
+{
+  PetscInt n = kind == 0 ? P->ncf : kind == 1 ? P->nce : P->ncv;
+
+  PetscFunctionBegin;
+  PetscCall(DemPolySortedReserve(S, n));
+  S->rmax = 0;
+  for (PetscInt k = 0; k < n; k++) {
+    S->pos[k] = k;
+    if (kind == 0) {
+      PetscInt t = P->cf[k];
+      S->key[k] = P->fc[3 * t + ax];
+      S->rmax   = PetscMax(S->rmax, P->s * P->g->fr[t]);
+    } else if (kind == 1) {
+      PetscInt e = P->ce[k];
+      S->key[k] = P->em[4 * e + ax];
+      S->rmax   = PetscMax(S->rmax, P->em[4 * e + 3]);
+    } else S->key[k] = P->v[3 * P->cv[k] + ax];
+  }
+  PetscCall(PetscSortRealWithArrayInt(n, S->key, S->pos));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the first sorted index whose key is >= x */
+static inline PetscInt DemPolySortedLower(const DemPolySorted *S, PetscReal x)
+{
+  PetscInt lo = 0, hi = S->n;
+  while (lo < hi) {
+    PetscInt mid = (lo + hi) / 2;
+    if (S->key[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* the window half-width for an inclusion distance R, padded against round-off */
+static inline PetscReal DemPolyWindow(PetscReal R, PetscReal r)
+{
+  return R * (1 + 1e-8) + 1e-12 * r;
+}
+
+/* pushes the nm matches (candidate positions) of one feature in candidate order */
+static PetscErrorCode DemPolyFLPushMatches(PetscInt kind, PetscInt i, const PetscInt *cand, PetscInt nm)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscSortInt(nm, match_));
+  for (PetscInt k = 0; k < nm; k++) PetscCall(DemPolyFLPush(kind, i, cand[match_[k]]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the list of pair p for bodies A, B (candidates from DemPolyCandidates with reach + 2 margin) */
 static PetscErrorCode DemPolyFLBuild(DemPolyBody *A, DemPolyBody *B, const PetscReal qa[4], const PetscReal qb[4], PetscReal reach, PetscReal margin, DemPolyFL *L)
 {
   const DemPolyGeom *ga = A->g, *gb = B->g;
-  const PetscReal    lim = reach + 2 * margin, lim2 = lim * lim;
+  const PetscReal    lim = reach + 2 * margin, lim2 = lim * lim, rr = PetscMax(A->r, B->r);
+  PetscReal          lo[3], hi[3], lo2[3], hi2[3];
+  int                ax = 0;
 
   PetscFunctionBegin;
   if (L->start >= 0) fl_.live -= L->len;
   L->start = fl_.nrec;
+  /* the sorting axis: the widest extent of the two candidate boxes' union */
+  DemPolyCandidateBox(A, lo, hi);
+  DemPolyCandidateBox(B, lo2, hi2);
+  for (int j = 0; j < 3; j++) lo[j] = PetscMin(lo[j], lo2[j]), hi[j] = PetscMax(hi[j], hi2[j]);
+  for (int j = 1; j < 3; j++)
+    if (hi[j] - lo[j] > hi[ax] - lo[ax]) ax = j;
+  PetscCall(DemPolySortedBuild(A, 0, ax, &srt_[0]));
+  PetscCall(DemPolySortedBuild(B, 0, ax, &srt_[1]));
+  PetscCall(DemPolySortedBuild(A, 1, ax, &srt_[2]));
+  PetscCall(DemPolySortedBuild(B, 1, ax, &srt_[3]));
+  PetscCall(DemPolySortedBuild(B, 2, ax, &srt_[4]));
   for (int side = 0; side < 2; side++) { /* vertex-face */
-    DemPolyBody *P = side ? B : A, *Q = side ? A : B;
+    DemPolyBody         *P = side ? B : A, *Q = side ? A : B;
+    const DemPolySorted *S = &srt_[side ? 0 : 1];
+    const PetscReal      w = DemPolyWindow(S->rmax + lim, rr);
     for (PetscInt ii = 0; ii < P->ncv; ii++) {
-      PetscInt         i = P->cv[ii];
+      PetscInt         i = P->cv[ii], nm = 0;
       const PetscReal *p = P->v + 3 * i;
-      for (PetscInt tt = 0; tt < Q->ncf; tt++) {
-        PetscInt         t = Q->cf[tt];
+      for (PetscInt k = DemPolySortedLower(S, p[ax] - w); k < S->n && S->key[k] <= p[ax] + w; k++) {
+        PetscInt         t = Q->cf[S->pos[k]];
         const PetscInt  *f = Q->g->f + 3 * t;
         PetscReal        c[3], fr = Q->s * Q->g->fr[t] + lim;
         for (int j = 0; j < 3; j++) c[j] = p[j] - Q->fc[3 * t + j];
         if (Dot3(c, c) >= fr * fr) continue;
         if (DemPolyPointTriDist2(p, Q->v + 3 * f[0], Q->v + 3 * f[1], Q->v + 3 * f[2]) >= lim2) continue;
-        PetscCall(DemPolyFLPush(side ? DEM_FL_FV : DEM_FL_VF, i, t));
+        match_[nm++] = S->pos[k];
       }
+      PetscCall(DemPolyFLPushMatches(side ? DEM_FL_FV : DEM_FL_VF, i, Q->cf, nm));
     }
   }
-  for (PetscInt ii = 0; ii < A->nce; ii++) { /* edge-edge */
-    PetscInt e = A->ce[ii];
-    for (PetscInt jj = 0; jj < B->nce; jj++) {
-      PetscInt  f = B->ce[jj];
-      PetscReal c[3], l = A->em[4 * e + 3] + B->em[4 * f + 3] + lim;
-      for (int j = 0; j < 3; j++) c[j] = A->em[4 * e + j] - B->em[4 * f + j];
-      if (Dot3(c, c) >= l * l) continue;
-      if (DemPolySegSegDist2(A->v + 3 * ga->ev[2 * e], A->v + 3 * ga->ev[2 * e + 1], B->v + 3 * gb->ev[2 * f], B->v + 3 * gb->ev[2 * f + 1]) >= lim2) continue;
-      PetscCall(DemPolyFLPush(DEM_FL_EE, e, f));
+  { /* edge-edge */
+    const DemPolySorted *S = &srt_[3];
+    for (PetscInt ii = 0; ii < A->nce; ii++) {
+      PetscInt        e = A->ce[ii], nm = 0;
+      const PetscReal x = A->em[4 * e + ax], w = DemPolyWindow(A->em[4 * e + 3] + S->rmax + lim, rr);
+      for (PetscInt k = DemPolySortedLower(S, x - w); k < S->n && S->key[k] <= x + w; k++) {
+        PetscInt  f = B->ce[S->pos[k]];
+        PetscReal c[3], l = A->em[4 * e + 3] + B->em[4 * f + 3] + lim;
+        for (int j = 0; j < 3; j++) c[j] = A->em[4 * e + j] - B->em[4 * f + j];
+        if (Dot3(c, c) >= l * l) continue;
+        if (DemPolySegSegDist2(A->v + 3 * ga->ev[2 * e], A->v + 3 * ga->ev[2 * e + 1], B->v + 3 * gb->ev[2 * f], B->v + 3 * gb->ev[2 * f + 1]) >= lim2) continue;
+        match_[nm++] = S->pos[k];
+      }
+      PetscCall(DemPolyFLPushMatches(DEM_FL_EE, e, B->ce, nm));
     }
   }
   for (int side = 0; side < 2; side++) { /* vertex-edge */
-    DemPolyBody *P = side ? B : A, *Q = side ? A : B;
+    DemPolyBody         *P = side ? B : A, *Q = side ? A : B;
+    const DemPolySorted *S = &srt_[side ? 2 : 3];
+    const PetscReal      w = DemPolyWindow(S->rmax + lim, rr);
     for (PetscInt ii = 0; ii < P->ncv; ii++) {
-      PetscInt         i = P->cv[ii];
+      PetscInt         i = P->cv[ii], nm = 0;
       const PetscReal *p = P->v + 3 * i;
-      for (PetscInt ee = 0; ee < Q->nce; ee++) {
-        PetscInt  e = Q->ce[ee];
+      for (PetscInt k = DemPolySortedLower(S, p[ax] - w); k < S->n && S->key[k] <= p[ax] + w; k++) {
+        PetscInt  e = Q->ce[S->pos[k]];
         PetscReal c[3], l = Q->em[4 * e + 3] + lim;
         for (int j = 0; j < 3; j++) c[j] = p[j] - Q->em[4 * e + j];
         if (Dot3(c, c) >= l * l * (1 + 1e-9)) continue; /* outside the edge's inflated bounding sphere */
         if (DemPolyPointSegDist2(p, Q->v + 3 * Q->g->ev[2 * e], Q->v + 3 * Q->g->ev[2 * e + 1]) >= lim2) continue;
-        PetscCall(DemPolyFLPush(side ? DEM_FL_EV : DEM_FL_VE, i, e));
+        match_[nm++] = S->pos[k];
       }
+      PetscCall(DemPolyFLPushMatches(side ? DEM_FL_EV : DEM_FL_VE, i, Q->ce, nm));
     }
   }
-  for (PetscInt ii = 0; ii < A->ncv; ii++) /* vertex-vertex */
-    for (PetscInt jj = 0; jj < B->ncv; jj++) {
-      const PetscReal *p = A->v + 3 * A->cv[ii], *q = B->v + 3 * B->cv[jj];
-      PetscReal        g[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
-      if (Dot3(g, g) >= lim2) continue;
-      PetscCall(DemPolyFLPush(DEM_FL_VV, A->cv[ii], B->cv[jj]));
+  { /* vertex-vertex */
+    const DemPolySorted *S = &srt_[4];
+    const PetscReal      w = DemPolyWindow(lim, rr);
+    for (PetscInt ii = 0; ii < A->ncv; ii++) {
+      const PetscReal *p  = A->v + 3 * A->cv[ii];
+      PetscInt         nm = 0;
+      for (PetscInt k = DemPolySortedLower(S, p[ax] - w); k < S->n && S->key[k] <= p[ax] + w; k++) {
+        const PetscReal *q = B->v + 3 * B->cv[S->pos[k]];
+        PetscReal        g[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
+        if (Dot3(g, g) >= lim2) continue;
+        match_[nm++] = S->pos[k];
+      }
+      PetscCall(DemPolyFLPushMatches(DEM_FL_VV, A->cv[ii], B->cv, nm));
     }
+  }
   L->len = fl_.nrec - L->start;
   fl_.live += L->len;
   L->ga = ga, L->gb = gb, L->r[0] = A->r, L->r[1] = B->r, L->reach = reach, L->margin = margin;

@@ -55,6 +55,10 @@ typedef struct {
   int64_t      *ga, *gb;
   DemSQWarm    *w;
   DemHistoryMap map;
+  /* the colliders' rotation matrices, one per body and collider call (DemSQFrames_Private) */
+  PetscInt      fcap;
+  PetscReal    *fR;
+  int64_t      *fstamp, fcall;
 } DemShape_Superquadric;
 
 static PetscErrorCode DemShapeSetFromConfig_Superquadric(DemShape, DemNode);
@@ -214,20 +218,7 @@ void DemSQSupport_Private(const DemSQGeom *g, const PetscReal d[3], PetscReal x[
    the quotient (as printed it is misplaced: sqrt(AB - C^2)/D is not 1/R for a sphere). */
 void DemSQCurvatures_Private(const PetscReal g[3], const PetscReal H[6], PetscReal *Km, PetscReal *Kg)
 {
-  const PetscReal hxx = H[0], hyy = H[1], hzz = H[2], hxy = H[3], hxz = H[4], hyz = H[5];
-  const PetscReal gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2], gn = PetscSqrtReal(gg);
-  PetscReal       gHg, adj, K;
-
-  gHg = hxx * g[0] * g[0] + hyy * g[1] * g[1] + hzz * g[2] * g[2] + 2 * (hxy * g[0] * g[1] + hxz * g[0] * g[2] + hyz * g[1] * g[2]);
-  if (Km) *Km = gn > 0 ? PetscAbsReal(gHg - gg * (hxx + hyy + hzz)) / (2 * gg * gn) : 0;
-  if (Kg) {
-    /* adjugate of the symmetric H */
-    const PetscReal A00 = hyy * hzz - hyz * hyz, A11 = hxx * hzz - hxz * hxz, A22 = hxx * hyy - hxy * hxy;
-    const PetscReal A01 = hxz * hyz - hxy * hzz, A02 = hxy * hyz - hyy * hxz, A12 = hxy * hxz - hxx * hyz;
-    adj = A00 * g[0] * g[0] + A11 * g[1] * g[1] + A22 * g[2] * g[2] + 2 * (A01 * g[0] * g[1] + A02 * g[0] * g[2] + A12 * g[1] * g[2]);
-    K   = gg > 0 ? adj / (gg * gg) : 0;
-    *Kg = K > 0 ? PetscSqrtReal(K) : 0;
-  }
+  DemSQCurvaturesInline_Private(g, H, Km, Kg);
 }
 
 PetscReal DemSQHertzRadius_Private(const DemSQGeom *g, PetscReal s, const PetscReal x[3])
@@ -245,12 +236,7 @@ PetscReal DemSQHertzRadius_Private(const DemSQGeom *g, PetscReal s, const PetscR
    lengths are `unit` metres (curvature scales as 1/length): 1/K limited by q R_vol */
 PetscReal DemSQHertzRadiusFrom_Private(const DemSQGeom *g, PetscReal s, const PetscReal grad[3], const PetscReal H[6], PetscReal unit)
 {
-  PetscReal Km, Kg, K, Rmax = s * g->qlimit * g->rvol;
-
-  if (g->curv == DEM_SQ_CURV_VOLUME) return s * g->rvol;
-  DemSQCurvatures_Private(grad, H, g->curv == DEM_SQ_CURV_MEAN ? &Km : NULL, g->curv == DEM_SQ_CURV_GAUSS ? &Kg : NULL);
-  K = (g->curv == DEM_SQ_CURV_MEAN ? Km : Kg) / unit;
-  return (K * Rmax > 1) ? 1.0 / K : Rmax;
+  return DemSQHertzRadiusFromInline_Private(g, s, grad, H, unit);
 }
 
 /* separating-axis test of two oriented boxes, half extents s (a, b, c) (15 axes: the 3 + 3
@@ -392,6 +378,24 @@ PetscErrorCode DemShapeSuperquadricWarmArrays_Private(DemShape s, DemSim sim, Pe
   *ga  = sq->ga;
   *gb  = sq->gb;
   *w   = sq->w;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemShapeSuperquadricFrames_Private(DemShape s, PetscInt n, PetscReal **R, int64_t **stamp, int64_t *call)
+{
+  DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
+
+  PetscFunctionBegin;
+  if (n > sq->fcap) { /* grows with the body count (owned and ghosts), not per step */
+    PetscInt cap = PetscMax(n, 2 * sq->fcap);
+    PetscCall(PetscFree2(sq->fR, sq->fstamp));
+    PetscCall(PetscMalloc2(9 * cap, &sq->fR, cap, &sq->fstamp));
+    for (PetscInt i = 0; i < cap; i++) sq->fstamp[i] = -1;
+    sq->fcap = cap;
+  }
+  *R     = sq->fR;
+  *stamp = sq->fstamp;
+  *call  = ++sq->fcall;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -569,6 +573,7 @@ static PetscErrorCode DemShapeDestroy_Superquadric(DemShape s)
   if (glob[0] > 0)
     PetscCall(PetscPrintf(s->comm, "superquadric %s: %.0f contact solves (%.0f from the warm start, %.0f by shape continuation), %.0f not converged, %.2f Newton iterations per solve; %.0f pair checks skipped (separation certified), %.0f rejected by the bounding boxes; %.3g us (CPU) per narrow-phase pair check\n", s->name, (double)glob[0], (double)glob[1], (double)glob[2], (double)glob[3], (double)(glob[4] / glob[0]), (double)glob[7], (double)glob[6], (double)(1e6 * glob[5] / (glob[0] + glob[6] + glob[7]))));
   PetscCall(PetscFree3(sq->ga, sq->gb, sq->w));
+  PetscCall(PetscFree2(sq->fR, sq->fstamp));
   PetscCall(DemHistoryMapFree(&sq->map));
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -147,6 +147,40 @@ static inline __attribute__((always_inline)) PetscReal DemSQEval_Private(const D
   return DemSQEvalGeneral_Private(g, x, grad, H);
 }
 
+/* curvature of the level surface through a point with gradient g and Hessian H (any frame):
+   mean |K_mean| (eq. (39)) and sqrt of the Gaussian curvature (eq. (40)); Km or Kg may be NULL.
+   Inline for the colliders (two per contact solve); DemSQCurvatures_Private is the same. */
+static inline __attribute__((always_inline)) void DemSQCurvaturesInline_Private(const PetscReal g[3], const PetscReal H[6], PetscReal *Km, PetscReal *Kg)
+{
+  const PetscReal hxx = H[0], hyy = H[1], hzz = H[2], hxy = H[3], hxz = H[4], hyz = H[5];
+  const PetscReal gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2], gn = PetscSqrtReal(gg);
+  PetscReal       gHg, adj, K;
+
+  gHg = hxx * g[0] * g[0] + hyy * g[1] * g[1] + hzz * g[2] * g[2] + 2 * (hxy * g[0] * g[1] + hxz * g[0] * g[2] + hyz * g[1] * g[2]);
+  if (Km) *Km = gn > 0 ? PetscAbsReal(gHg - gg * (hxx + hyy + hzz)) / (2 * gg * gn) : 0;
+  if (Kg) {
+    /* adjugate of the symmetric H */
+    const PetscReal A00 = hyy * hzz - hyz * hyz, A11 = hxx * hzz - hxz * hxz, A22 = hxx * hyy - hxy * hxy;
+    const PetscReal A01 = hxz * hyz - hxy * hzz, A02 = hxy * hyz - hyy * hxz, A12 = hxy * hxz - hxx * hyz;
+    adj = A00 * g[0] * g[0] + A11 * g[1] * g[1] + A22 * g[2] * g[2] + 2 * (A01 * g[0] * g[1] + A02 * g[0] * g[2] + A12 * g[1] * g[2]);
+    K   = gg > 0 ? adj / (gg * gg) : 0;
+    *Kg = K > 0 ? PetscSqrtReal(K) : 0;
+  }
+}
+
+/* Hertz radius from the gradient and Hessian of F at a surface point in a frame whose lengths
+   are `unit` metres (curvature scales as 1/length): 1/K limited by q R_vol (eq. (38)-(40));
+   inline for the colliders, DemSQHertzRadiusFrom_Private is the same */
+static inline __attribute__((always_inline)) PetscReal DemSQHertzRadiusFromInline_Private(const DemSQGeom *g, PetscReal s, const PetscReal grad[3], const PetscReal H[6], PetscReal unit)
+{
+  PetscReal Km = 0, Kg = 0, K, Rmax = s * g->qlimit * g->rvol;
+
+  if (g->curv == DEM_SQ_CURV_VOLUME) return s * g->rvol;
+  DemSQCurvaturesInline_Private(grad, H, g->curv == DEM_SQ_CURV_MEAN ? &Km : NULL, g->curv == DEM_SQ_CURV_GAUSS ? &Kg : NULL);
+  K = (g->curv == DEM_SQ_CURV_MEAN ? Km : Kg) / unit;
+  return (K * Rmax > 1) ? 1.0 / K : Rmax;
+}
+
 PETSC_EXTERN PetscErrorCode DemSQGeomSetUp_Private(DemSQGeom *);
 /* gk, hk from n1, ia, ib, ic (by DemSQGeomSetUp_Private; for a geometry set up by hand) */
 PETSC_EXTERN void           DemSQGeomFactors_Private(DemSQGeom *);
@@ -176,6 +210,9 @@ PETSC_EXTERN DemSQStats      *DemShapeSuperquadricStats_Private(DemShape);
 /* the warm-start store of a superquadric shape: slot of pair `pair` of the neighbour list for
    the pair of global ids (ga, gb); never NULL */
 PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricWarm_Private(DemShape, DemSim, PetscInt pair, int64_t ga, int64_t gb, DemSQWarm **w);
+/* the per-body rotation matrices of one collider call (row-major, body -> world, 9 per body;
+   valid where stamp[i] == call, a number new at each call) for n bodies (owned and ghosts) */
+PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricFrames_Private(DemShape, PetscInt n, PetscReal **R, int64_t **stamp, int64_t *call);
 /* the store's slot arrays after bringing them up to the current neighbour list, for a fast
    path (slot `pair` is the pair's when pair < cap and its ids match; else call the above) */
 PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricWarmArrays_Private(DemShape, DemSim, PetscInt *cap, const int64_t **ga, const int64_t **gb, DemSQWarm **w);

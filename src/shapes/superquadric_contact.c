@@ -53,9 +53,12 @@
   angle between the two surfaces, O(overlap / radius of curvature)). A pair at rest in a
   packed bed therefore usually needs no Newton step: its warm start already satisfies the
   tolerance (002, "Settling": Newton iterations are skipped in the static regime).
-  The narrow-phase time the shape reports is process CPU time.
+  The narrow-phase time the shape reports is process CPU time. Each body's rotation matrix is
+  computed once per collider call (the shape's per-body cache; a body takes part in several
+  pairs).
 */
 #include "superquadric.h"
+#include <string.h>
 #include <time.h>
 
 #define DEM_SQ_TOL      1e-6  /* ||Phi|| relative (see DemSQSystem) */
@@ -77,7 +80,7 @@ typedef struct {
    DemSQSideHess turns into solver coordinates when a Newton step needs it. For a separable
    shape (n1 = n2) the body-frame Hessian costs three products more than the gradient, so the
    system is evaluated once with it and the Jacobian assembled only when a step is taken. */
-static inline PetscReal DemSQSideEval(const DemSQSide *S, const PetscReal X[3], PetscReal gw[3], PetscReal Hl[6], PetscReal y[3])
+static inline __attribute__((always_inline)) PetscReal DemSQSideEval(const DemSQSide *S, const PetscReal X[3], PetscReal gw[3], PetscReal Hl[6], PetscReal y[3])
 {
   const PetscReal *R = S->R;
   const PetscReal  d0 = X[0] - S->c[0], d1 = X[1] - S->c[1], d2 = X[2] - S->c[2], k = S->kap;
@@ -145,6 +148,7 @@ static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], Petsc
   s->hl   = hess || (S[0].g->same && S[1].g->same) ? PETSC_TRUE : PETSC_FALSE;
   s->F[0] = DemSQSideEval(&S[0], Z, s->ga, s->hl ? s->Hl[0] : NULL, y);
   s->F[1] = DemSQSideEval(&S[1], Z, s->gb, s->hl ? s->Hl[1] : NULL, y);
+#pragma GCC unroll 3
   for (int j = 0; j < 3; j++) s->Phi[j] = s->ga[j] + m2 * s->gb[j];
   s->Phi[3] = s->F[0] - s->F[1];
   s->merit  = s->Phi[0] * s->Phi[0] + s->Phi[1] * s->Phi[1] + s->Phi[2] * s->Phi[2] + s->Phi[3] * s->Phi[3];
@@ -294,7 +298,7 @@ static void DemSQStageGeom(const DemSQGeom *g, PetscReal t, DemSQGeom *h)
    evaluation, within the last step of the root. Newton stops after a step below 1e-5
    (solver units): by quadratic convergence the root is then known to ~1e-10 L, far below any
    overlap a contact law acts on. */
-static PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal gl[3], PetscReal Hl[6])
+static inline __attribute__((always_inline)) PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal gl[3], PetscReal Hl[6])
 {
   const PetscReal *R = S->R, k = S->kap;
   PetscReal        y0[3], nl[3], y[3];
@@ -315,6 +319,7 @@ static PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const P
   }
   for (int it = 0; it < 60; it++) {
     PetscReal F, dF, step;
+#pragma GCC unroll 3
     for (int j = 0; j < 3; j++) y[j] = y0[j] + al * nl[j];
     F  = DemSQEval_Private(S->g, y, gl, Hl);
     dF = gl[0] * nl[0] + gl[1] * nl[1] + gl[2] * nl[2];
@@ -347,6 +352,7 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
 
   res->iterations = 0;
   res->stages     = 0;
+#pragma GCC unroll 3
   for (int j = 0; j < 3; j++) O[j] = 0.5 * (A->x[j] + B->x[j]);
   /* solver frame: a's axes, origin O, unit L */
   for (int i = 0; i < 2; i++) {
@@ -355,15 +361,20 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
     S[i].g     = Bd[i]->g;
     S[i].kap   = L / Bd[i]->s;
     S[i].ident = i == 0 ? PETSC_TRUE : PETSC_FALSE;
+#pragma GCC unroll 3
     for (int j = 0; j < 3; j++) S[i].c[j] = RA[j] * d[0] + RA[3 + j] * d[1] + RA[6 + j] * d[2];
     if (i == 0) continue; /* a's own frame: no rotation */
+#pragma GCC unroll 3
     for (int r = 0; r < 3; r++)
+#pragma GCC unroll 3
       for (int c = 0; c < 3; c++) S[i].R[3 * r + c] = RA[r] * RB[c] + RA[3 + r] * RB[3 + c] + RA[6 + r] * RB[6 + c];
   }
   if (warm && warm->valid) { /* the previous solution, carried with body a */
+#pragma GCC unroll 3
     for (int j = 0; j < 3; j++) Z[j] = warm->X[j] * iL + S[0].c[j];
     if (warm->hasb) { /* the point moves with both bodies: the mean of the two predictions */
       const PetscReal *R = S[1].R, *xb = warm->Xb;
+#pragma GCC unroll 3
       for (int j = 0; j < 3; j++) Z[j] = 0.5 * (Z[j] + S[1].c[j] + iL * (R[3 * j] * xb[0] + R[3 * j + 1] * xb[1] + R[3 * j + 2] * xb[2]));
     }
     Z[3] = warm->mu;
@@ -409,6 +420,7 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
   /* contact line through X along n = grad F_a / |grad F_a| (from a towards b), eq. (36)-(37) */
   nn = PetscSqrtReal(sys.ga[0] * sys.ga[0] + sys.ga[1] * sys.ga[1] + sys.ga[2] * sys.ga[2]);
   nn = nn > 0 ? 1 / nn : 0;
+#pragma GCC unroll 3
   for (int j = 0; j < 3; j++) nv[j] = nn > 0 ? sys.ga[j] * nn : (S[1].c[j] - S[0].c[j]);
   aa = DemSQLineRoot(&S[0], Z, nv, warmline ? warm->al[0] : 0, warmline ? PETSC_FALSE : PETSC_TRUE, gra, Ha);
   {
@@ -419,14 +431,16 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
   { /* back to the world frame */
     const PetscReal *R = A->R;
     PetscReal        pm[3];
+#pragma GCC unroll 3
     for (int j = 0; j < 3; j++) pm[j] = Z[j] + 0.5 * (aa + ab) * nv[j];
+#pragma GCC unroll 3
     for (int j = 0; j < 3; j++) {
       res->nrm[j] = -(R[3 * j] * nv[0] + R[3 * j + 1] * nv[1] + R[3 * j + 2] * nv[2]);
       res->p[j]   = O[j] + L * (R[3 * j] * pm[0] + R[3 * j + 1] * pm[1] + R[3 * j + 2] * pm[2]);
     }
   }
-  res->Ra = DemSQHertzRadiusFrom_Private(A->g, A->s, gra, Ha, A->s);
-  res->Rb = DemSQHertzRadiusFrom_Private(B->g, B->s, grb, Hb, B->s);
+  res->Ra = DemSQHertzRadiusFromInline_Private(A->g, A->s, gra, Ha, A->s);
+  res->Rb = DemSQHertzRadiusFromInline_Private(B->g, B->s, grb, Hb, B->s);
   /* separated: the plane through X normal to n separates the copies scaled by
      lambda = (1 + F)^(1/n1) > 1, hence the bodies by at least
      (1 - 1/lambda_a) n.(X - x_a) + (1 - 1/lambda_b) n.(x_b - X) */
@@ -440,7 +454,9 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
     if (ok) {
       const PetscReal *R = S[1].R;
       PetscReal        d[3] = {L * (Z[0] - S[1].c[0]), L * (Z[1] - S[1].c[1]), L * (Z[2] - S[1].c[2])};
+#pragma GCC unroll 3
       for (int j = 0; j < 3; j++) warm->X[j] = L * (Z[j] - S[0].c[j]);
+#pragma GCC unroll 3
       for (int j = 0; j < 3; j++) warm->Xb[j] = R[j] * d[0] + R[3 + j] * d[1] + R[6 + j] * d[2];
       warm->hasb = PETSC_TRUE;
       warm->mu    = Z[3];
@@ -478,6 +494,18 @@ static inline PetscReal DemSQRotBound(const PetscReal q[4], const PetscReal q0[4
   return s2 > 0 ? PETSC_PI * r * PetscSqrtReal(s2) : 0;
 }
 
+/* body i's rotation matrix from the call's per-body cache (computed at its first use in the
+   call: a body takes part in several pairs, the quaternion-to-matrix conversion is done once) */
+static inline void DemSQFrame(PetscReal *fR, int64_t *fst, int64_t call, PetscInt i, const PetscReal *q, PetscReal R[9])
+{
+  PetscReal *C = fR + 9 * i;
+  if (fst[i] != call) {
+    DemQuatToMatrix(q + 4 * i, C);
+    fst[i] = call;
+  }
+  memcpy(R, C, 9 * sizeof(PetscReal)); /* a fixed-size block move (the loop cost more than the conversion) */
+}
+
 /* the pairs of a batch between two bodies that are superquadrics or spheres (sphere first) */
 static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemContactList *out, PetscBool asphere)
 {
@@ -493,26 +521,34 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   PetscInt         wcap = 0;
   const int64_t   *wga = NULL, *wgb = NULL;
   DemSQWarm       *warr = NULL;
+  PetscReal       *fR   = NULL;
+  int64_t         *fst  = NULL, fcall = 0;
 
   PetscFunctionBegin;
   PetscCall(DemSimGetBodies(sim, &bs));
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0); /* CPU time: not inflated by other processes */
-  for (PetscInt k = 0; k < pb->n; k++) {
-    const PetscInt   a = pb->a[k], b = pb->b[k];
-    const PetscReal *qa = asphere ? qid : q + 4 * a, *qb = q + 4 * b, *sh = pb->shift ? pb->shift + 3 * k : zero;
+  const PetscInt   npair = pb->n, *pa = pb->a, *pbb = pb->b;
+  const PetscReal *rad = bs->radius, *shift = pb->shift;
+
+  for (PetscInt k = 0; k < npair; k++) {
+    const PetscInt   a = pa[k], b = pbb[k];
+    const PetscReal *qa, *qb, *sh = shift ? shift + 3 * k : zero;
     DemSQBody        A, B;
     DemSQWarm       *w = NULL;
     DemSQResult      r;
-    PetscReal        d2, dx[3], rs = bs->radius[a] + bs->radius[b] + skin;
+    PetscReal        d2, dx[3], rs = rad[a] + rad[b] + skin;
 
-    /* bounding spheres apart: nothing to do (most pairs of the list). The pair's slot is left
-       as it is: a warm start is only a starting point, and a certificate stays valid (it
-       bounds all motion since) */
+    /* bounding spheres apart: nothing to do (most pairs of the list; the locals above keep
+       this test free of reloads through pb and bs). The pair's slot is left as it is: a warm
+       start is only a starting point, and a certificate stays valid (it bounds all motion
+       since) */
     dx[0] = x[3 * b] + sh[0] - x[3 * a];
     dx[1] = x[3 * b + 1] + sh[1] - x[3 * a + 1];
     dx[2] = x[3 * b + 2] + sh[2] - x[3 * a + 2];
     d2    = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2];
     if (d2 >= rs * rs) continue;
+    qa = asphere ? qid : q + 4 * a;
+    qb = q + 4 * b;
     if (bs->shape[a] != lasta || bs->shape[b] != lastb) { /* shapes repeat along a batch */
       DemShape sha = sim->shapes[bs->shape[a]], shb = sim->shapes[bs->shape[b]];
       lasta = bs->shape[a];
@@ -521,7 +557,10 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
       st    = DemShapeSuperquadricStats_Private(own);
       gA    = asphere ? DemSQUnitSphere_Private() : DemShapeSuperquadricGeom_Private(sha);
       gB    = DemShapeSuperquadricGeom_Private(shb);
-      if (!st0) st0 = st;
+      if (!st0) {
+        st0 = st;
+        PetscCall(DemShapeSuperquadricFrames_Private(own, bs->n + bs->nghost, &fR, &fst, &fcall));
+      }
       if (pb->pair) PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &wga, &wgb, &warr));
     }
     A.g = gA;
@@ -554,8 +593,8 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
     if (asphere) {
       A.R[0] = A.R[4] = A.R[8] = 1;
       A.R[1] = A.R[2] = A.R[3] = A.R[5] = A.R[6] = A.R[7] = 0;
-    } else DemQuatToMatrix(qa, A.R);
-    DemQuatToMatrix(qb, B.R);
+    } else DemSQFrame(fR, fst, fcall, a, q, A.R);
+    DemSQFrame(fR, fst, fcall, b, q, B.R);
     if (!(w && w->valid)) { /* a pair solved last time is close: no box test */
       PetscReal sep = DemSQOBBSeparation_Private(&A, &B, skin);
       if (sep > skin) { /* the boxes are apart: a certificate as well */

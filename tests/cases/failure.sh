@@ -52,6 +52,14 @@ if [ $rc -eq 0 ] && cmp -s A/bodies_final.csv N/bodies_final.csv && cmp -s <(now
   ok "NaN: restarted from the last good state (step 200), the run ends equal to the uninterrupted one"
 else nok "NaN: restart from the last good state" "exit $rc; $(tail -n 2 N2.log | tr '\n' '|')"; fi
 
+# 1b. NaN in a force (MMDEM_DEBUG_NAN_WHAT=force, after step 230): step 231's kick makes it a
+#     velocity, found by verlet's own check on its passes over the bodies (run.c then skips its
+#     scan), with the same diagnosis one step later
+MMDEM_DEBUG_NAN_STEP=230 MMDEM_DEBUG_NAN_WHAT=force "$M" run "$Y" --out NF --quiet > NF.log 2>&1
+expect "NaN in a force after step 230: found at step 231 by the integrator's check, diagnosis, exit 1" 1 $? NF.log \
+  "mmdem: the state is no longer finite at step 231" "body 0 x = [" "v = [nan" "The last good state, step 200, is in NF/checkpoints/step-200.ckpt"
+[ "$(tail -n 1 NF/thermo.csv | cut -d, -f1)" = 231 ] && ok "NaN in a force: thermo.csv ends with the row of step 231" || nok "NaN in a force: last thermo row" "$(tail -n 1 NF/thermo.csv | cut -c1-60)"
+
 # 2. a diverging run
 "$M" run "$D" --out V --quiet > V.log 2>&1
 expect "diverging run (dt = 0.97 tc): a ball leaves the domain, diagnosis and checkpoint" 1 $? V.log \

@@ -4,9 +4,10 @@
 #   - configuration errors name file:line:col (an unknown key, an mpi.grid whose product is not
 #     the number of ranks, initial overlaps), printed once, exit status 1;
 #   - what does not run on several ranks yet is refused with one message naming it: the
-#     integrators that are not MPI-correct (newmark: ig->mpi unset; variational runs:
-#     mpi_variational), cd's compatibility post-solve (cd's pgs runs: mpi_pgs),
-#     shapes other than spheres, superquadrics, planes and meshes (a polyhedron here), fields;
+#     integrators that are not MPI-correct (a plugin integrator that does not declare it:
+#     plugins/symplectic_euler.c; newmark runs: mpi_newmark, variational: mpi_variational),
+#     cd's compatibility post-solve (cd's pgs runs: mpi_pgs), fields (polyhedra run:
+#     mpi_poly);
 #   - a bond whose bodies drift farther apart than the ghost range stops both ranks with one
 #     message naming the pair (loads, bonds and output.track run on several ranks: mpi_extras);
 #   - a run-time failure on rank 1 only (a NaN velocity injected into a body rank 1 owns,
@@ -52,12 +53,10 @@ printf 'mpi: {grid: [3, 1, 1]}\n' | cat base.yaml - > grid.yaml
 expect "mpi.grid product" "grid.yaml:[0-9]*:[0-9]*: mpi.grid: mpi.grid \[3, 1, 1\] needs 3 ranks, this run has 2" run grid.yaml --out o
 sed 's/x: \[0.015, 0.005, 0.005\]/x: [0.0055, 0.005, 0.005]/' base.yaml > overlap.yaml
 expect "initial overlap" "overlap.yaml:[0-9]*:[0-9]*: bodies\[0\].list\[1\]: bodies 0 and 1 overlap at the start" run overlap.yaml --out o
-for ig in newmark; do
-  expect "integrator $ig refused" "integrator $ig does not run on more than one MPI rank" run base.yaml --out o --set integrator.type=$ig
-done
+se="$(cd "$(dirname "$M")" && pwd)/plugins/symplectic_euler.so"
+printf 'plugins: [%s]\n' "$se" | cat base.yaml - > plugin.yaml
+expect "plugin integrator refused" "integrator symplectic_euler does not run on more than one MPI rank" run plugin.yaml --out o --set integrator.type=symplectic_euler
 expect "cd compatible refused" "integrator.compatible: compatible: true runs on one MPI rank (this run has 2)" run base.yaml --out o --set integrator.type=cd --set integrator.compatible=true
-sed 's/  bead: {type: sphere, radius: 0.001}/  bead: {type: polyhedron, box: [0.0015, 0.0015, 0.0015]}/' base.yaml > poly.yaml
-expect "polyhedra refused" "shape 'bead' (polyhedron): only spheres, superquadrics, plane and mesh walls run on more than one MPI rank" run poly.yaml --out o
 printf 'fields:\n  drag: {c_fluid: 0.001}\n' | cat base.yaml - > fields.yaml
 expect "fields refused" "fields: not supported on more than one MPI rank" run fields.yaml --out o
 # a bond (a weak spring) between two beads flying apart at 2 m/s: once the partner is beyond the

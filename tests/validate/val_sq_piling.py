@@ -5,65 +5,77 @@ poured onto a plate, form heaps of different angles of repose: 40 deg (superquad
 
 002: "the heap was formed by continuously dropping particles from a small area located above
 the center of the heap"; domain boundaries are rigid walls of the particles' material; 4680
-particles. Its Table 4 (material and set-up values) is not in the text we have, so these are our
-choices: Hertz-Mindlin, density 2500 kg/m^3, E = 1e7 Pa, nu = 0.3, restitution 0.5, friction 0.5
-between bodies and with every wall, no rolling resistance (002's spheres have none),
-mean-curvature Hertz radius with q = 10 (002's); velocity Verlet, dt = 2e-5 s (1/15 of the shortest collision time mmdem reports, 2.97e-4 s),
-N = 1100 poured bodies (002: 4680; fewer to keep the run under an hour here).
+particles; "the heap becomes stable 1 s after the dropping is stopped". Its Table 4 (material and
+set-up values) is not in the text we have, so these are our choices: Hertz-Mindlin, density
+2500 kg/m^3, E = 1e7 Pa, nu = 0.3, restitution 0.5, friction 0.5 between bodies and with every
+wall, no rolling resistance (002's spheres have none), mean-curvature Hertz radius with q = 10
+(002's); velocity Verlet, dt = 2e-5 s (1/15 of the shortest collision time mmdem reports,
+2.97e-4 s), N = 1100 poured bodies per heap (002: 4680; fewer to keep a run at ~5-15 min here).
 
 mmdem has no timed insertion, so the pour comes from a funnel (a mesh wall, Gmsh OCC cone
 without caps, superquadric/mesh and sphere/mesh contacts): outlet radius 12 mm at 60 mm above
-the plate, 45 mm radius at 120 mm. The bodies start on a lattice (spacing 5.8 mm, random offsets of
-up to 0.3 mm and random orientations, seeded) inside the funnel, on a disc closing the
-outlet (a mesh wall, OCC cylinder 2 mm thick, radius 15 mm); they settle in it, the disc is removed at T_OPEN = 0.25 s and they stream out of the
-outlet (a small area above the heap's centre) onto the plate, a disc of radius R_PLATE = 35 mm
-(a mesh wall, OCC cylinder) at the domain's centre, covered by a rough base of fixed spheres
-(radius 1.836 mm, hexagonal lattice of spacing 3.77 mm, as far out as the plate's edge): the
-heap's base is fixed by the plate's edge and the bodies that roll off fall onto a floor 50 mm
-below (four plane walls at the domain's sides keep them in). A fixed base makes the heap's slope
-independent of how far its foot would otherwise spread; the rough layer keeps the bottom bodies
-from rolling away (on the smooth plate alone every sphere, without rolling friction, rolled off
-it: 0 of 1100 left at 2.2 s; the superquadrics kept slumping, 25 deg at 1.3 s and falling). The run ends at T_END, 1 s or more after the stream has stopped
-(the kinetic energy of the bodies on the plate is checked).
+the plate, 45 mm radius at 120 mm. The bodies start on a lattice (spacing 5.8 mm, random offsets
+of up to 0.3 mm and random orientations, seeded) inside the funnel, on a disc closing the outlet
+(a mesh wall, OCC cylinder 2 mm thick, radius 15 mm); they settle in it, the disc is removed at
+T_OPEN = 0.25 s and they stream out of the outlet (a small area above the heap's centre) onto
+the plate, a disc of radius R_PLATE = 35 mm (a mesh wall, OCC cylinder) at the domain's centre,
+covered by a rough base of fixed spheres (radius 1.836 mm, hexagonal lattice of spacing
+3.77 mm, as far out as the plate's edge): the heap's base is fixed by the plate's edge and the
+bodies that roll off fall onto a floor 50 mm below (four plane walls at the domain's sides keep
+them in). On the smooth plate alone every sphere rolled off (0 of 1100 left at 2.2 s). The
+stream stops at about 1.5 s; the run ends at T_END = 2.2 s (the kinetic energy of the bodies on
+the plate is checked).
 
-Angle of repose, from bodies_final.csv (poured bodies on the plate only): the top of the heap at radius
-r from the plate's axis is the highest body top (z + its extent upwards; for a superquadric its
-exact extreme point in +z, from its orientation) in rings of 2 mm; the angle is atan of minus the
-slope of a least-squares line through the ring tops of the heap's flank, between 0.5 and 0.9
-R_PLATE. The heap is a cone with a plateau under the outlet (the stream, 24 mm wide, spreads its
-top): the spheres' heap was flat out to r = 19 mm (ring tops 15-16.5 mm), then fell to 6.8 mm at
-r = 31 mm; a fit from 0.35 R_PLATE (under the outlet's rim), the window we first chose, gave 24.5
-deg for it against 32.2 deg for the flank alone. The flank window was fixed after that sphere
-run and before the superquadric result; both fits are printed.
-Measured (2026-11-22, session 4, this set-up, friction 0.5): superquadrics 28.4 deg (flank;
-27.3 deg from 0.35 R_PLATE), 692 of 1100 bodies left on the plate; spheres 32.2 deg (flank;
-24.5 deg from 0.35 R_PLATE), 558 left; both at rest (kinetic / potential energy 6e-7 and
-1e-11), no failed solve. SQ_PILING_MU sets the friction coefficient for a sensitivity run (the
-checks are meant for 0.5); with 0.8: superquadrics 31.7 deg (flank; 33.0 from 0.35 R_PLATE),
-spheres 31.1 deg (flank; 24.2).
-Session 5 (same set-up; the superquadric solver now also converges for aligned flat faces,
-where its Jacobian is singular - no solve had failed in the heap before, so the heap's physics
-is unchanged, but any difference makes the pour take another course): superquadrics 33.7 deg
-(flank; 29.8 from 0.35 R_PLATE; 673 on the plate), spheres 33.5 deg (flank; 23.8; 564 on the
-plate). The pour is chaotic: SQ_PILING_SEED (lattice offsets and orientations, default 11)
-gave for the superquadrics 33.7 (seed 11), 36.4 (seed 12; 31.3 from 0.35 R_PLATE) and 39.8
-deg (seed 13; 30.0; 697 on the plate; this one passes the 40 +- 4 check): mean 36.6, standard
-deviation 3.1 deg - the flank angle of one heap of ~680 bodies (ring tops of 2 mm rings)
-scatters by several degrees, so 28.4 and 33.7 are the same heap within that scatter, and one
-run passes or fails the check by chance. SQ_PILING_BLOCKINESS (n1 = n2, default 4) for a
-sensitivity run: n = 8 gave 35.9 deg (flank; 34.9 from 0.35 R_PLATE; 694 on the plate).
-So the superquadric heap is steeper than the spheres' by about 3 deg on average here (one
-sphere run per session: 32.2, 33.5) against 002's 9 deg, and its mean lies within 40 +- 4;
-002's Table 4 (its material values) is not in our text, and 002's set-up differs (4680 bodies,
-a larger heap; no funnel). Single-body checks of the contact physics
-(tests/cases/sq_incline.sh: sticking below and sliding above atan mu on a plane and on a
-superquadric's face, force and torque balance on three contacts, the equilibrium tilt of the
-single-point contact) pass.
-Checked: superquadric heap angle within 40 +- 4 deg (002); superquadrics steeper than the
-spheres (printed, with 002's 31 deg for reference); every superquadric contact solve converged;
-the bodies on the plate at rest at the end.
+Angle of repose (the measurement, session 6): the heap's surface is the upper envelope of the
+poured bodies on the plate on a square grid of 0.5 mm: at each grid point the highest body top
+(z + its extent upwards; for a superquadric its exact extreme point in +z from its
+orientation) among the bodies whose centres lie within PROBE = 2.5 mm horizontally (the
+bodies' horizontal half-width is 2 mm; a smaller probe falls into the holes between the top
+bodies: 1.5 mm gave 6-7 deg less, 2.0 mm 2 deg less, 3.0 mm the same within 0.5 deg). A
+cone z = h0 - r tan(angle) is fitted by least squares to all grid points of the flank,
+0.5 R_PLATE <= r <= 0.9 R_PLATE: that excludes the plateau under the outlet (the stream,
+24 mm wide, flattens the top out to r ~ 15 mm) and the foot at the plate's edge (the base
+row). It is the azimuthally averaged surface profile's slope, with every direction weighted
+alike; the fit per octant (8 azimuthal sectors) is printed as well, to show the heap's
+asymmetry. The heap's angle is then the mean over SEEDS (default 11, 12, 13: lattice offsets
+and orientations; the pour is chaotic, so the seeds give independent heaps), printed with the
+standard deviation and the standard error of the mean; the spheres are measured the same way.
+Earlier sessions took the highest body top in 2 mm rings and fitted those ring tops: the
+maximum over a ring's bodies rises with the ring's size (more bodies at larger r), and one
+body decides each point - the superquadric heaps of seeds 11, 12, 13 gave 33.7, 36.4 and
+39.8 deg that way, 34.3, 33.8 and 33.9 deg with the envelope (the same runs); the seed scatter
+was the estimator's. Both estimates are printed.
+
+Measured (2026-11-22, session 6; mmdem built at 08:47 that day, the superquadric code of
+session 5, which the session-6 speed-ups leave bitwise unchanged; seeds 11-13 are the session-5
+runs evaluated again; seed 11 run again with this session's tree, superquadric speed-ups
+included, gave a bitwise identical bodies_final.csv): superquadrics 34.3, 33.8, 33.9, 34.1, 33.1 deg (seeds 11-15; 659-697 of
+1100 bodies on the plate): mean 33.9, s.d. 0.4, standard error 0.2 deg; spheres 27.3, 29.0,
+25.6, 28.3, 29.1 deg (554-594 on the plate): mean 27.8, s.d. 1.5, standard error 0.7 deg. All
+at rest at the end (kinetic / potential energy <= 1.4e-6), no failed solve. So the
+superquadric heap is steeper than the spheres' by 6.0 +- 0.7 deg (002: 9 deg), but both are
+shallower than 002's (40 and 31 deg) by 6 and 3 deg: the superquadric check fails, and it
+fails for every seed - not by chance. Sensitivity (single runs, same estimator): blockiness
+n = 8 (seed 11, session-5 run): 38.5 deg; friction 0.8 instead of 0.5 (session-4 code):
+superquadrics 34.9 (34.9 at 0.5 with that code), spheres 29.4 (25.6 at 0.5) - the superquadric
+heap does not steepen with friction, so its slope is set by the bodies rolling and tipping over their rounded edges, not
+by sliding; blockier bodies stand steeper. What 002 had that we lack: its Table 4 (material
+values, time step, rolling friction if any) and its heap size (4680 bodies; ours holds about
+680, 9 body widths in radius, with a plateau under the outlet that leaves a flank of ~4 body
+widths). The single-body contact physics is checked in tests/cases/sq_incline.sh (sticking
+and sliding at atan mu, force and torque balance on three contacts, the equilibrium tilt of a
+single-point contact). Run time: each superquadric heap 17-20 min of wall time on this 2-core
+machine shared with ~8 others (load 12-26), each sphere heap 3-6 min: the default three seeds
+about 1-1.5 hours.
+
+Env: SQ_PILING_SEEDS ("11 12 13"), SQ_PILING_ONLY=superquadrics|spheres, KEEP=DIR keeps the runs
+(DIR/seedS/NAME), SQ_PILING_REUSE=1 evaluates runs kept there again; for sensitivity runs (the
+checks are meant for the defaults): SQ_PILING_N (bodies, 1100), SQ_PILING_T (end time, 2.2 s),
+SQ_PILING_MU (friction, 0.5), SQ_PILING_BLOCKINESS (n1 = n2, 4), SQ_PILING_R_PLATE (0.035 m).
+Checked: the mean superquadric angle within 40 +- 4 deg (002); the superquadric heaps steeper
+than the spheres' (the difference of the means larger than twice its standard error); every
+superquadric contact solve converged; the bodies on the plate at rest at the end of every run.
 """
-import csv
 import math
 import os
 import random
@@ -79,12 +91,14 @@ tmp = sys.argv[1]
 NBODY = int(os.environ.get("SQ_PILING_N", "1100"))
 T_OPEN = 0.25
 T_END = float(os.environ.get("SQ_PILING_T", "2.2"))
-SEED = int(os.environ.get("SQ_PILING_SEED", "11"))   # the lattice offsets and orientations (a spread study)
+SEEDS = [int(s) for s in os.environ.get("SQ_PILING_SEEDS", "11 12 13").split()]   # independent heaps
 MU = float(os.environ.get("SQ_PILING_MU", "0.5"))   # friction coefficient (a sensitivity study; the check is for 0.5)
 H = 0.3                        # domain width; plate and funnel on its axis
 CX = CY = H / 2
-R_PLATE = 0.035
+R_PLATE = float(os.environ.get("SQ_PILING_R_PLATE", "0.035"))
 Z_OUT, R_OUT, Z_TOP, R_TOP = 0.06, 0.012, 0.12, 0.045
+PROBE, GRID = 0.0025, 0.0005   # the surface envelope's probe radius and grid spacing
+
 YAML = """name: {name}
 domain: {{lo: [0, 0, -0.06], hi: [{H}, {H}, 0.2]}}
 gravity: [0, 0, -9.81]
@@ -125,9 +139,9 @@ def quat(rng):
             math.sqrt(u1) * math.sin(2 * math.pi * u3), math.sqrt(u1) * math.cos(2 * math.pi * u3))
 
 
-def fill(path):
+def fill(path, seed):
     """NBODY lattice points inside the funnel (3 mm clear of its wall), from the gate up"""
-    rng = random.Random(SEED)
+    rng = random.Random(seed)
     h, k = 0.0058, 0
     with open(path, "w") as f:
         f.write("x,y,z,qw,qx,qy,qz\n")
@@ -181,69 +195,113 @@ def on_plate(r):
     return r["z"] > 0 and r["z"] < Z_OUT and math.hypot(r["x"] - CX, r["y"] - CY) < R_PLATE + 0.003
 
 
-def angle(final, top, lo=0.5, hi=0.9):
-    ring = {}
+def linfit(pts):
+    """slope of the least-squares line through (r, z) points, as an angle of descent (deg)"""
+    n = len(pts)
+    if n < 2:
+        return float("nan")
+    sx = sum(p[0] for p in pts); sy = sum(p[1] for p in pts)
+    sxx = sum(p[0] ** 2 for p in pts); sxy = sum(p[0] * p[1] for p in pts)
+    return math.degrees(math.atan(-(n * sxy - sx * sy) / (n * sxx - sx * sx)))
+
+
+def envelope(final, top, lo=0.5, hi=0.9, nsec=8):
+    """the heap's surface on a square grid of spacing GRID: at each point the highest body top
+    among the bodies on the plate whose centres lie within PROBE horizontally; returns the cone
+    fit over the flank lo R_PLATE <= r <= hi R_PLATE, the fits per azimuthal sector, and the
+    azimuthally averaged profile in 2 mm rings"""
+    grid = {}
     for r in final:
         if not on_plate(r):
             continue
-        k = int(math.hypot(r["x"] - CX, r["y"] - CY) / 0.002)
-        ring[k] = max(ring.get(k, 0.0), r["z"] + top(r))
-    pts = [((k + 0.5) * 0.002, z) for k, z in sorted(ring.items()) if lo * R_PLATE <= (k + 0.5) * 0.002 <= hi * R_PLATE]
-    n = len(pts)
-    if n < 2:
-        return 0.0, pts
-    sx = sum(p[0] for p in pts); sy = sum(p[1] for p in pts)
-    sxx = sum(p[0] ** 2 for p in pts); sxy = sum(p[0] * p[1] for p in pts)
-    slope = (n * sxy - sx * sy) / (n * sxx - sx * sx)
-    return math.degrees(math.atan(-slope)), pts
+        bx, by, bz = r["x"] - CX, r["y"] - CY, r["z"] + top(r)
+        for i in range(math.floor((bx - PROBE) / GRID), math.ceil((bx + PROBE) / GRID) + 1):
+            for j in range(math.floor((by - PROBE) / GRID), math.ceil((by + PROBE) / GRID) + 1):
+                if (i * GRID - bx) ** 2 + (j * GRID - by) ** 2 <= PROBE * PROBE and bz > grid.get((i, j), -1.0):
+                    grid[(i, j)] = bz
+    pts = [(math.hypot(i * GRID, j * GRID), math.atan2(j * GRID, i * GRID), z) for (i, j), z in grid.items()]
+    flank = [p for p in pts if lo * R_PLATE <= p[0] <= hi * R_PLATE]
+    sec = [linfit([(p[0], p[2]) for p in flank if int((p[1] + math.pi) / (2 * math.pi) * nsec) % nsec == s]) for s in range(nsec)]
+    prof = {}
+    for p in pts:
+        prof.setdefault(int(p[0] / 0.002), []).append(p[2])
+    return linfit([(p[0], p[2]) for p in flank]), sec, [((k + 0.5) * 0.002, sum(v) / len(v)) for k, v in sorted(prof.items())]
 
 
-res = {}
+def ringmax(final, top, lo=0.5, hi=0.9):
+    """the earlier sessions' estimate: the highest body top in 2 mm rings, fitted over the flank"""
+    ring = {}
+    for r in final:
+        if on_plate(r):
+            k = int(math.hypot(r["x"] - CX, r["y"] - CY) / 0.002)
+            ring[k] = max(ring.get(k, 0.0), r["z"] + top(r))
+    return linfit([((k + 0.5) * 0.002, z) for k, z in ring.items() if lo * R_PLATE <= (k + 0.5) * 0.002 <= hi * R_PLATE])
+
+
+def stats(v):
+    """mean, standard deviation and standard error of the mean"""
+    m = sum(v) / len(v)
+    sd = math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1)) if len(v) > 1 else float("nan")
+    return m, sd, sd / math.sqrt(len(v))
+
+
+angles = {}
 only = os.environ.get("SQ_PILING_ONLY", "")
-for name, shape, top in (("superquadrics", SQ, lambda r: zup_sq((r["qw"], r["qx"], r["qy"], r["qz"]))),
-                         ("spheres", SPH, lambda r: 0.001836)):
-    if only and only != name:
-        continue
-    csvp = os.path.join(tmp, "funnel.csv")
-    ztop = fill(csvp)
-    nbase = base(os.path.join(tmp, "base.csv"))
-    if ztop > 0.2 - 0.005:
-        dc.not_ok("piling, " + name, "%d bodies do not fit in the funnel and the domain" % NBODY)
-        continue
-    y = os.path.join(tmp, name + ".yaml")
-    with open(y, "w") as f:
-        f.write(YAML.format(name=name, mu=MU, H=H, shape=shape, csv=csvp, base=os.path.join(tmp, "base.csv"), rb=R_BASE, cx=CX, cy=CY, rp=R_PLATE, zo=Z_OUT, zg=Z_OUT - 0.002, rg=R_OUT + 0.003, hf=Z_TOP - Z_OUT,
-                            ro=R_OUT, rt=R_TOP, to=T_OPEN, te=T_END))
-    out = os.path.join(tmp, name)
-    tag = "piling, " + name
-    if os.environ.get("SQ_PILING_REUSE") and os.path.exists(os.path.join(out, "bodies_final.csv")):
-        rc = 0   # evaluate an earlier run kept with KEEP=DIR
-    else:
-        with open(os.path.join(tmp, name + ".log"), "w") as lf:   # no time limit: a long run
-            rc = subprocess.call([dc.MMDEM, "run", y, "--out", out, "--quiet"], stdout=lf, stderr=subprocess.STDOUT)
-    if rc != 0:
-        dc.not_ok(tag, "mmdem run exited with status %d: %s" % (rc, open(os.path.join(tmp, name + ".log")).read()[-500:]))
-        continue
-    th = dc.read_csv(os.path.join(out, "thermo.csv"))
-    final = dc.read_csv(os.path.join(out, "bodies_final.csv"))[:NBODY]   # the poured bodies (the base after them)
-    plate = [r for r in final if on_plate(r)]
-    m = 2500 * 4.0 / 3.0 * math.pi * 0.001836 ** 3      # the same for both shapes
-    ke = sum(0.5 * m * (r["vx"] ** 2 + r["vy"] ** 2 + r["vz"] ** 2) for r in plate)
-    pe = sum(m * dc.G * (r["z"]) for r in plate)
-    print("# %s: %d of %d bodies on the plate, translational kinetic energy %.3g J, potential %.3g J" % (name, len(plate), len(final), ke, pe))
-    dc.check(tag + ": bodies on the plate at rest at the end, translational kinetic energy / potential energy", ke / pe if pe > 0 else float("nan"), 1e-5, "")
-    if "sq_failures" in th[-1] and name == "superquadrics":
-        dc.check(tag + ": every contact solve converged", th[-1]["sq_failures"], 0, "")
-    a, pts = angle(final, top)
-    a2, pts2 = angle(final, top, 0.0, 1.0)
-    res[name] = a
-    print("# %s: angle of repose %.1f deg (flank, 0.5 to 0.9 R_PLATE); %.1f deg fitted from 0.35 R_PLATE; ring tops (r mm, z mm): %s"
-          % (name, a, angle(final, top, 0.35, 0.9)[0], " ".join("%.0f:%.1f" % (1e3 * p[0], 1e3 * p[1]) for p in pts2)))
-if "superquadrics" in res:
-    dc.check("piling: superquadric angle of repose within 40 +- 4 deg (002)", abs(res["superquadrics"] - 40.0), 4.0,
-             "%.1f deg" % res["superquadrics"])
-if len(res) == 2:
-    dc.check("piling: superquadrics heap steeper than volume-equivalent spheres (002: 40 vs 31 deg)",
-             max(0.0, res["spheres"] - res["superquadrics"]) if res["spheres"] > 0 else float("nan"), 0,
-             "%.1f vs %.1f deg" % (res["superquadrics"], res["spheres"]))
+m_body = 2500 * 4.0 / 3.0 * math.pi * 0.001836 ** 3      # the same for both shapes
+for seed in SEEDS:
+    for name, shape, top in (("superquadrics", SQ, lambda r: zup_sq((r["qw"], r["qx"], r["qy"], r["qz"]))),
+                             ("spheres", SPH, lambda r: 0.001836)):
+        if only and only != name:
+            continue
+        d = os.path.join(tmp, "seed%d" % seed)
+        os.makedirs(d, exist_ok=True)
+        csvp = os.path.join(d, "funnel.csv")
+        ztop = fill(csvp, seed)
+        base(os.path.join(d, "base.csv"))
+        tag = "piling, %s, seed %d" % (name, seed)
+        if ztop > 0.2 - 0.005:
+            dc.not_ok(tag, "%d bodies do not fit in the funnel and the domain" % NBODY)
+            continue
+        y = os.path.join(d, name + ".yaml")
+        with open(y, "w") as f:
+            f.write(YAML.format(name=name, mu=MU, H=H, shape=shape, csv=csvp, base=os.path.join(d, "base.csv"), rb=R_BASE, cx=CX, cy=CY, rp=R_PLATE, zo=Z_OUT, zg=Z_OUT - 0.002, rg=R_OUT + 0.003, hf=Z_TOP - Z_OUT,
+                                ro=R_OUT, rt=R_TOP, to=T_OPEN, te=T_END))
+        out = os.path.join(d, name)
+        log = os.path.join(d, name + ".log")
+        if os.environ.get("SQ_PILING_REUSE") and os.path.exists(os.path.join(out, "bodies_final.csv")):
+            rc = 0   # evaluate an earlier run kept with KEEP=DIR
+        else:
+            with open(log, "w") as lf:   # no time limit: a long run
+                rc = subprocess.call([dc.MMDEM, "run", y, "--out", out, "--quiet"], stdout=lf, stderr=subprocess.STDOUT)
+        if rc != 0:
+            dc.not_ok(tag, "mmdem run exited with status %d: %s" % (rc, open(log).read()[-500:]))
+            continue
+        th = dc.read_csv(os.path.join(out, "thermo.csv"))
+        final = dc.read_csv(os.path.join(out, "bodies_final.csv"))[:NBODY]   # the poured bodies (the base after them)
+        plate = [r for r in final if on_plate(r)]
+        ke = sum(0.5 * m_body * (r["vx"] ** 2 + r["vy"] ** 2 + r["vz"] ** 2) for r in plate)
+        pe = sum(m_body * dc.G * r["z"] for r in plate)
+        print("# %s: %d of %d bodies on the plate, translational kinetic energy %.3g J, potential %.3g J" % (tag, len(plate), len(final), ke, pe))
+        dc.check(tag + ": bodies on the plate at rest at the end, translational kinetic energy / potential energy", ke / pe if pe > 0 else float("nan"), 1e-5, "")
+        if "sq_failures" in th[-1] and name == "superquadrics":
+            dc.check(tag + ": every contact solve converged", th[-1]["sq_failures"], 0, "")
+        a, sec, prof = envelope(final, top)
+        angles.setdefault(name, []).append(a)
+        print("# %s: angle of repose %.1f deg (surface envelope, cone fit 0.5-0.9 R_PLATE); octants %s (s.d. %.1f); "
+              "ring-top fit (earlier sessions) %.1f deg; profile (r mm: mean surface height mm) %s"
+              % (tag, a, " ".join("%.0f" % s for s in sec), stats(sec)[1], ringmax(final, top),
+                 " ".join("%.0f:%.1f" % (1e3 * r, 1e3 * z) for r, z in prof)))
+for name, v in angles.items():
+    m, sd, se = stats(v)
+    print("# %s: angle of repose over %d heaps (seeds %s): mean %.1f deg, s.d. %.1f, standard error %.1f (002: %s deg)"
+          % (name, len(v), " ".join(str(s) for s in SEEDS), m, sd, se, "40" if name == "superquadrics" else "31"))
+if "superquadrics" in angles:
+    m, sd, se = stats(angles["superquadrics"])
+    dc.check("piling: mean superquadric angle of repose within 40 +- 4 deg (002)", abs(m - 40.0), 4.0,
+             "%.1f +- %.1f (standard error) deg over %d heaps" % (m, se, len(angles["superquadrics"])))
+if len(angles) == 2:
+    (ms, _, ses), (mp, _, sep) = stats(angles["superquadrics"]), stats(angles["spheres"])
+    e = math.sqrt(ses ** 2 + sep ** 2) if len(angles["superquadrics"]) > 1 and len(angles["spheres"]) > 1 else 0.0
+    dc.check("piling: superquadric heaps steeper than volume-equivalent spheres' (002: 40 vs 31 deg), by more than twice the standard error",
+             max(0.0, 2 * e - (ms - mp)), 0, "%.1f vs %.1f deg, difference %.1f, its standard error %.1f" % (ms, mp, ms - mp, e))
 dc.finish()
