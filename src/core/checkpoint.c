@@ -433,6 +433,19 @@ PetscErrorCode DemIntegratorCheckpointNone(DemIntegrator ig, FILE *fp, PetscBool
 }
 
 /* ---- writing ---- */
+/* the per-body fields a checkpoint holds: all but an integrator's transient copies, whose
+   names start with '~' (newmark_mpi.h) */
+static inline PetscBool DemCheckpointFieldKept(const DemBodyStore *bs, PetscInt k)
+{
+  return bs->extra_name[k][0] != '~' ? PETSC_TRUE : PETSC_FALSE;
+}
+static PetscInt DemCheckpointFieldCount(const DemBodyStore *bs)
+{
+  PetscInt nx = 0;
+  for (PetscInt k = 0; k < bs->nextra; k++) nx += DemCheckpointFieldKept(bs, k);
+  return nx;
+}
+
 static PetscErrorCode DemCheckpointSerializeInto(DemSim sim, DemBuf *b)
 {
   DemBodyStore     *bs = &sim->bodies;
@@ -497,13 +510,9 @@ static PetscErrorCode DemCheckpointSerializeInto(DemSim sim, DemBuf *b)
   PetscCall(DemBufReals(b, bs->radius, (size_t)n));
   for (PetscInt i = 0; i < n; i++) PetscCall(DemBufI64(b, bs->shape[i]));
   for (PetscInt i = 0; i < n; i++) PetscCall(DemBufI64(b, bs->material[i]));
-  { /* a field whose name starts with '~' is an integrator's transient copy (newmark_mpi.h): not written */
-    PetscInt nx = 0;
-    for (PetscInt k = 0; k < bs->nextra; k++) nx += bs->extra_name[k][0] != '~';
-    PetscCall(DemBufI64(b, nx));
-  }
+  PetscCall(DemBufI64(b, DemCheckpointFieldCount(bs)));
   for (PetscInt k = 0; k < bs->nextra; k++) {
-    if (bs->extra_name[k][0] == '~') continue;
+    if (!DemCheckpointFieldKept(bs, k)) continue;
     PetscCall(DemBufString(b, bs->extra_name[k]));
     PetscCall(DemBufI64(b, bs->extra_ncomp[k]));
     PetscCall(DemBufReals(b, bs->extra[k], (size_t)bs->extra_ncomp[k] * n));
@@ -1111,14 +1120,13 @@ static PetscErrorCode DemCheckpointParse(DemSim sim, const char file[], const un
         PetscCall(DemRdI64(&r, &v, c ? "material" : "shape"));
         if (v != have) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s': body %lld has %s %lld there, %d in this run", file, (long long)bs->gid[i], c ? "material" : "shape", (long long)v, have);
       }
-    PetscInt nx = 0; /* without the transient '~' fields (not written) */
-    for (PetscInt k = 0; k < bs->nextra; k++) nx += bs->extra_name[k][0] != '~';
+    PetscInt nx = DemCheckpointFieldCount(bs);
     PetscCall(DemRdI64(&r, &nextra, "per-body fields"));
     if (nextra != nx) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s' has %lld per-body plugin fields, this run %" PetscInt_FMT, file, (long long)nextra, nx);
     for (PetscInt k = 0; k < bs->nextra; k++) {
       char    name[256];
       int64_t nc;
-      if (bs->extra_name[k][0] == '~') continue;
+      if (!DemCheckpointFieldKept(bs, k)) continue;
       PetscCall(DemRdString(&r, name, sizeof(name), "field name"));
       PetscCall(DemRdI64(&r, &nc, "field components"));
       if (strcmp(name, bs->extra_name[k]) || nc != bs->extra_ncomp[k]) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s': per-body field %" PetscInt_FMT " is %s[%lld] there, %s[%" PetscInt_FMT "] in this run", file, k, name, (long long)nc, bs->extra_name[k], bs->extra_ncomp[k]);
