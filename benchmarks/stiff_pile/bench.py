@@ -20,6 +20,8 @@ the wall clock is mostly other people's load, the CPU time is the run's own); cp
 times the run's share of wall time up to rest (thermo.csv's wall clock). --newmark-keys appends
 keys to newmark's integrator map (e.g. --newmark-keys "active_set: true").
 
+Also reported: the first thermo row from which KE stays below 1e-4 and 1e-6 of its peak, with
+the CPU time up to it (verlet: its share of the steps; newmark: its share of wall time).
 A run is stopped after --timeout seconds of wall time (exit 124 in the table; its thermo rows
 up to then still count). ke_end/peak: the kinetic energy of the last row over the peak (a
 pile whose spheres keep rolling - Hertz-Mindlin has no rolling resistance - may level off
@@ -87,6 +89,7 @@ dtc = 2 * tc / math.pi
 runs = [("verlet", "{type: verlet, dt: auto, dt_fraction: %r}" % a.fraction, 200),
         ("newmark", "{type: newmark, dt: %r, dt_max: %r, beta: %r, gamma: %r, max_iterations: 15%s}" % (tc, 50 * dtc, a.beta, a.gamma, ", " + a.newmark_keys if a.newmark_keys else ""), 5)]
 rows = []
+extra = []  # the first rows below 1e-4 and 1e-6 of the peak (a pile that keeps rolling may never reach --rest)
 for name, integ, every in runs:
     if a.only and a.only != name:
         continue
@@ -117,6 +120,15 @@ for name, integ, every in runs:
             break
     last = th[-1]
     kend = "%.2e" % (ke[-1] / peak if peak > 0 else 0)
+    for thr in (1e-4, 1e-6):
+        k = next((k for k in range(len(th)) if all(x < thr * peak for x in ke[k:])), None)
+        if k is None:
+            extra.append("%s: KE < %g of its peak: not reached by t = %s" % (name, thr, last["time"]))
+            continue
+        r = th[k]
+        # CPU up to the row: verlet's steps cost the same (its step share); newmark's by its wall share
+        share = (float(r["wall_s"]) / float(last["wall_s"]) if float(last["wall_s"]) > 0 else 1) if "newton_total" in r else float(r["step"]) / float(last["step"])
+        extra.append("%s: KE < %g of its peak from t = %.4f s, step %s, newton_its %s, ksp_its %s, cpu ~%.1f s" % (name, thr, float(r["time"]), r["step"], r.get("newton_total", "-"), r.get("ksp_total", "-"), cpu * share))
     if rest is None or rc != 0:
         rows.append((name, "--", last["step"], last.get("newton_total", "-"), last.get("ksp_total", "-"), last["wall_s"], "%.1f" % cpu, "--", last["time"], kend, rc))
     else:
@@ -131,5 +143,6 @@ for r in rows:
     lines.append("%-8s %14s %10s %12s %12s %12s %11s %13s %12s %11s %5s" % r)
 if len(rows) == 2 and rows[0][1] != "--" and rows[1][1] != "--":
     lines.append("speed-up newmark / verlet (wall to rest): %.2f, (CPU to rest): %.2f (goal >= 3)" % (float(rows[0][1]) / float(rows[1][1]), float(rows[0][7]) / float(rows[1][7])))
+lines += extra
 print("\n".join(lines))
 open(a.results, "w").write("\n".join(lines) + "\n")

@@ -49,7 +49,7 @@
 
 typedef struct {
   PetscReal gbar, f, eps1, n1, n2, zeta, mu_s, mu_d, eps_t, c_t;
-  PetscReal gg, eps2, c2, E1gg, gmin; /* derived */
+  PetscReal gg, eps2, c2, E1gg, gmin, ggn21; /* derived; ggn21 = gg^(n2 + 1) */
 } DemContactLaw_Barrier;
 
 /* elastic normal force, its derivative d fn / d g and the stored energy at proximity g */
@@ -60,7 +60,7 @@ static inline void DemBarrierNormal(const DemContactLaw_Barrier *bh, PetscReal g
     return;
   }
   if (g >= bh->gg) {
-    PetscReal d = bh->gbar - g, dn1 = PetscPowReal(d, bh->n1);
+    PetscReal d = bh->gbar - g, dn1 = bh->n1 == 1 ? d : bh->n1 == 2 ? d * d : PetscPowReal(d, bh->n1); /* the usual exponents without pow */
     *fn  = bh->eps1 * dn1;
     *dfn = -bh->eps1 * bh->n1 * dn1 / d;
     *E   = bh->eps1 * dn1 * d / (bh->n1 + 1);
@@ -68,12 +68,12 @@ static inline void DemBarrierNormal(const DemContactLaw_Barrier *bh, PetscReal g
   }
   if (g < bh->gmin) g = bh->gmin; /* a penetrated contact (dt too large): the closest gap resolved */
   {
-    PetscReal gn2 = PetscPowReal(g, bh->n2);
+    PetscReal gn2 = bh->n2 == -2 ? 1 / (g * g) : bh->n2 == -1 ? 1 / g : PetscPowReal(g, bh->n2);
     *fn  = bh->eps2 * gn2 + bh->c2;
     *dfn = bh->eps2 * bh->n2 * gn2 / g;
     /* E1(gg) + int_g^gg (eps2 s^n2 + c2) ds */
     if (bh->n2 == -1) *E = bh->E1gg + bh->eps2 * PetscLogReal(bh->gg / g) + bh->c2 * (bh->gg - g);
-    else *E = bh->E1gg + bh->eps2 * (PetscPowReal(bh->gg, bh->n2 + 1) - gn2 * g) / (bh->n2 + 1) + bh->c2 * (bh->gg - g);
+    else *E = bh->E1gg + bh->eps2 * (bh->ggn21 - gn2 * g) / (bh->n2 + 1) + bh->c2 * (bh->gg - g);
   }
 }
 
@@ -103,6 +103,7 @@ static PetscErrorCode DemContactLawSetFromConfig_Barrier(DemContactLaw law, DemN
   bh->c2   = bh->eps1 * PetscPowReal(bh->gbar - bh->gg, bh->n1) - bh->eps2 * PetscPowReal(bh->gg, bh->n2);
   bh->E1gg = bh->eps1 * PetscPowReal(bh->gbar - bh->gg, bh->n1 + 1) / (bh->n1 + 1);
   bh->gmin = 1e-6 * bh->gg;
+  bh->ggn21 = PetscPowReal(bh->gg, bh->n2 + 1);
   bh->eps_t = bh->eps1 * bh->n1 * PetscPowReal(bh->gbar - bh->gg, bh->n1 - 1);
   PetscCall(DemLawParamReal_Private(cfg, DEMCONTACTBARRIER, "eps_t", 0, PETSC_TRUE, PETSC_MAX_REAL, PETSC_FALSE, &bh->eps_t, &set));
   law->activation = bh->gbar;

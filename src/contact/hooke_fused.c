@@ -63,6 +63,46 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscI
   return nt;
 }
 
+#if DEM_HAVE_ISA_V4
+  #include <immintrin.h>
+/*
+  The filter of the pairs without an image shift on a step whose was[] bytes are known
+  (DemHookeFusedFilter with commit, known, not periodic: the common case of an explicit run),
+  eight pairs per iteration with AVX-512: the positions and radii gathered, the touching pairs'
+  indices written to touch[] by a compress store, was[] read and written eight bytes at a time,
+  and the rare pair that came apart reset in scalar code. The distance is rounded as the AVX2+FMA
+  copy of DemHookeFusedFilter rounds it (the compiler's contraction of d0 d0 + d1 d1 + d2 d2
+  there: fma(d2, d2, fma(d0, d0, d1 d1))), so both select the same pairs.
+*/
+DEM_ISA_V4 static PetscInt DemHookeFusedFilterKnown_V4(PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was)
+{
+  PetscInt      nt = 0, k = 0;
+  const __m256i three = _mm256_set1_epi32(3), iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+
+  for (; k + 8 <= npair; k += 8) {
+    const __m256i ia = _mm256_loadu_si256((const __m256i *)(A + k)), ib = _mm256_loadu_si256((const __m256i *)(B + k));
+    const __m256i xa = _mm256_mullo_epi32(ia, three), xb = _mm256_mullo_epi32(ib, three);
+    const __m512d d0 = _mm512_sub_pd(_mm512_i32gather_pd(xa, x, 8), _mm512_i32gather_pd(xb, x, 8));
+    const __m512d d1 = _mm512_sub_pd(_mm512_i32gather_pd(xa, x + 1, 8), _mm512_i32gather_pd(xb, x + 1, 8));
+    const __m512d d2 = _mm512_sub_pd(_mm512_i32gather_pd(xa, x + 2, 8), _mm512_i32gather_pd(xb, x + 2, 8));
+    const __m512d rs = _mm512_add_pd(_mm512_i32gather_pd(ia, rad, 8), _mm512_i32gather_pd(ib, rad, 8));
+    const __m512d r2 = _mm512_fmadd_pd(d2, d2, _mm512_fmadd_pd(d0, d0, _mm512_mul_pd(d1, d1)));
+    const __mmask8 in = _mm512_cmp_pd_mask(r2, _mm512_mul_pd(rs, rs), _CMP_LT_OQ);
+    const __m128i  wb = _mm_loadl_epi64((const __m128i *)(was + k));
+    unsigned       apart = (unsigned)(_mm_test_epi8_mask(wb, wb) & (__mmask16)(~in & 0xff)); /* touched, not now */
+
+    _mm256_mask_compressstoreu_epi32(touch + nt, in, _mm256_add_epi32(_mm256_set1_epi32((int)k), iota));
+    nt += _mm_popcnt_u32((unsigned)in);
+    while (apart) { /* came apart: rare */
+      DemFrictionReset_Private(hist + DEM_FRICTION_HISTSIZE * (k + __builtin_ctz(apart)));
+      apart &= apart - 1;
+    }
+    _mm_storel_epi64((__m128i *)(was + k), _mm_maskz_set1_epi8((__mmask16)in, 1));
+  }
+  return nt + DemHookeFusedFilter(k, npair, A, B, NULL, NULL, hist, x, rad, touch + nt, was, 1, 1, 0);
+}
+#endif
+
 static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int commit, const int periodic, const int withfd, const int withdr, const int withpe, const int hertz, DemFusedSums *sum)
 {
   PetscReal pe = 0, es_sum = 0, dr = 0;
@@ -256,7 +296,7 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemCo
   when the processor has them, with AVX2 and FMA (fused multiply-adds: about a fifth fewer
   instructions in this kernel; results differ from the baseline build in the last bits).
 */
-static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
+static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, DemFusedSums *sum)
 {
   PetscInt nt0, nt, n0 = npair;
 
@@ -273,7 +313,11 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(
       n0 = lo;
     } else n0 = 0;
   }
-  if (known) nt0 = DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0);
+#if DEM_HAVE_ISA_V4
+  if (known && v4) nt0 = DemHookeFusedFilterKnown_V4(n0, A, B, hist, x, rad, touch, was);
+  else
+#endif
+    if (known) nt0 = DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0);
   else nt0 = DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, commit, 0, 0);
   nt = nt0;
   if (n0 < npair) {
@@ -325,13 +369,21 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(
 
 static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, sum);
 }
 
 #if DEM_HAVE_ISA_V3
 DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, sum);
+}
+#endif
+
+#if DEM_HAVE_ISA_V4
+/* the AVX-512 copy: the AVX-512 filter, and the blocks of contacts eight per instruction */
+DEM_ISA_V4 __attribute__((target("prefer-vector-width=512"))) static PetscInt DemHookeFusedBatch_V4(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
+{
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 1, sum);
 }
 #endif
 
@@ -438,7 +490,7 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     if (pb->n > hw->touchcap) {
       PetscCall(PetscFree(hw->touch));
       PetscCall(PetscFree(hw->was));
-      hw->touchcap   = PetscMax(pb->n, 2 * hw->touchcap);
+      hw->touchcap   = DemGrowCap_Private(pb->n);
       hw->prev_valid = PETSC_FALSE;
       PetscCall(PetscMalloc1(hw->touchcap, &hw->touch));
       PetscCall(PetscMalloc1(hw->touchcap, &hw->was));
@@ -446,6 +498,10 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     /* was[] holds the touching pairs of the last committed evaluation if it was the last
        step's on this same list (no rebuild, no generic-pipeline step, no restart in between) */
     known = (commit && hw->prev_valid && hw->prev_step == sim->step - 1 && hw->prev_builds == sim->nl.nbuilds && hw->prev_npair == pb->n && hw->prev_pair0 == pb->pair[0] && hw->prev_hist == sim->nl.history) ? PETSC_TRUE : PETSC_FALSE;
+#if DEM_HAVE_ISA_V4
+    if (DemIsaV4()) nt = DemHookeFusedBatch_V4(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, &sum);
+    else
+#endif
 #if DEM_HAVE_ISA_V3
     if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, &sum);
     else

@@ -23,7 +23,22 @@
   #define DEM_ISA_V3
 #endif
 
+/* A few loops also have an AVX-512 copy (x86-64-v4: F, VL, BW, DQ): the same C compiled for
+   512-bit vectors (8 doubles per instruction), and intrinsics where the compiler cannot
+   vectorise the C (compress stores: hooke_fused.c's pair filter). Lane by lane the arithmetic
+   is the AVX2+FMA copy's, with the same roundings (bitwise the same results; tests/cases/
+   fused_kernel.py compares the two) */
+#if DEM_HAVE_ISA_V3 && !defined(DEM_NO_ISA_V4)
+  #define DEM_HAVE_ISA_V4 1
+  #define DEM_ISA_V4      __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,popcnt")))
+#else
+  #define DEM_HAVE_ISA_V4 0
+  #define DEM_ISA_V4
+#endif
+
 /* 1 when the processor has AVX2 and FMA and MMDEM_ISA is not "generic" (decided once) */
 PETSC_INTERN int DemIsaV3(void);
+/* 1 when DemIsaV3() and the processor has AVX-512 F, VL, BW and DQ and MMDEM_ISA is not "avx2" */
+PETSC_INTERN int DemIsaV4(void);
 /* "x86-64 AVX2+FMA" or "generic": for the run header */
 PETSC_INTERN const char *DemIsaName(void);

@@ -162,6 +162,7 @@ typedef struct {
   PetscInt  *fpair, *fhash;
   int64_t   *fkey;
   void      *fmap;   /* DemHistoryMap of the feature slots' values kept across the last build */
+  PetscInt   built_nb; /* bodies at the last serial build (its pairs' indices are valid then) */
 } DemNeighbourList;
 
 /* history hash: (gid_a, gid_b, feature) -> history values; survives rebuilds */
@@ -441,6 +442,16 @@ static inline PetscBool DemContactIsBond_Private(DemSim sim, PetscInt c)
   return (sim->bonds && sim->cl.law[c] == sim->bonds->law) ? PETSC_TRUE : PETSC_FALSE;
 }
 PETSC_EXTERN PetscErrorCode DemContactLawCreate_Bond(DemContactLaw);
+
+/* capacity for `need` items of an array that grows with the contacts (neighbour pairs, their
+   history, the fused kernels' scratch): need plus an eighth. Doubling would leave up to half of
+   the largest arrays of a run unused, which is the memory per particle of a flowing layer whose
+   list grows in steps (benchmarks/chute); an eighth keeps reallocations rare (a list that
+   grows by 1 % per rebuild is reallocated every ~12 rebuilds) */
+static inline PetscInt DemGrowCap_Private(PetscInt need)
+{
+  return need + need / 8 + 64;
+}
 
 /* ---- contact Jacobian blocks for implicit integrators (src/core/jacobian.c) ---- */
 /* block row of each body that is an unknown (mobile particle), -1 for the others */

@@ -365,7 +365,7 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
     PetscInt       nslot = nl->npairs + DemNeighbourFeatureCount_Private(sim); /* + feature slots (featslot.c) */
     if (nslot > sim->touchcap) {
       PetscCall(PetscFree(sim->touched));
-      sim->touchcap = PetscMax(nslot, 2 * sim->touchcap);
+      sim->touchcap = DemGrowCap_Private(nslot);
       PetscCall(PetscMalloc1(sim->touchcap, &sim->touched));
     }
     char      *touched = sim->touched;

@@ -1,6 +1,7 @@
 /*
   isa.c - which copy of the hot loops runs (dem_isa.h): the AVX2+FMA copy when the processor
-  has both and the environment does not say MMDEM_ISA=generic.
+  has both and the environment does not say MMDEM_ISA=generic; with it the AVX-512 loops when
+  the processor has AVX-512 F, VL, BW and DQ and the environment does not say MMDEM_ISA=avx2.
 */
 #include "dem_isa.h"
 #include <stdlib.h>
@@ -23,7 +24,23 @@ int DemIsaV3(void)
   return dem_isa_v3;
 }
 
+static int dem_isa_v4 = -1;
+
+int DemIsaV4(void)
+{
+  if (dem_isa_v4 < 0) {
+    const char *e = getenv("MMDEM_ISA");
+    int         v = 0;
+#if DEM_HAVE_ISA_V4
+    v = DemIsaV3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+#endif
+    if (e && !strcmp(e, "avx2")) v = 0;
+    dem_isa_v4 = v;
+  }
+  return dem_isa_v4;
+}
+
 const char *DemIsaName(void)
 {
-  return DemIsaV3() ? "x86-64 AVX2+FMA" : "generic";
+  return DemIsaV4() ? "x86-64 AVX2+FMA, AVX-512 sphere contacts" : DemIsaV3() ? "x86-64 AVX2+FMA" : "generic";
 }

@@ -90,8 +90,10 @@
   (tests/cases/mpi_pgs.sh). Warm starts go with their pair when its evaluating rank changes
   at a rebuild (DemCDWarmMigrate). A checkpoint written on several ranks holds every rank's
   warm starts (DemCDMPIGather, gathered on rank 0 while it writes), so a restart on any number
-  of ranks starts every pair from its warm start (tests/cases/mpi_cd.sh). compatible: true is
-  refused on several ranks (one message naming the key).
+  of ranks starts every pair from its warm start (tests/cases/mpi_cd.sh). compatible: true on
+  several ranks: the post-solve's problem (every rank's contacts and owned mobile bodies) is
+  gathered on rank 0, solved there by the serial code and the compatible forces scattered back
+  to their contacts' ranks (cd_compat_mpi.c, tests/cases/mpi_cd_compat.sh).
 */
 #include "cdimpl.h"
 #include <time.h>
@@ -195,12 +197,6 @@ static PetscErrorCode DemIntegratorSetUp_CD(DemIntegrator ig, DemSim sim)
   DemIntegrator_CD *cd = (DemIntegrator_CD *)ig->data;
 
   PetscFunctionBegin;
-  if (sim->size > 1 && cd->compatible) { /* MPI: the post-solve is serial (decomp.c) */
-    DemNode in, kn;
-    PetscCall(DemNodeGet(sim->root, "integrator", &in));
-    PetscCall(DemNodeGet(in, "compatible", &kn));
-    return DemNodeError(kn ? kn : in, "compatible: true runs on one MPI rank (this run has %d): the post-solve is serial", (int)sim->size);
-  }
   if (cd->margin < 0) cd->margin = 0.5 * sim->skin;
   if (cd->margin > sim->skin) {
     DemNode in, kn;
@@ -834,7 +830,8 @@ static PetscErrorCode DemIntegratorStep_CD(DemIntegrator ig, DemSim sim, PetscRe
       for (int d = 0; d < 3; d++) Ft[3 + d] = cd->mobile[6 * i + 3 + d] ? Iw[d] - F[3 + d] : 0;
     }
     PetscCall(DemCDRelativeStiffness_Private(sim, sys, cd->compat.power, &power));
-    PetscCall(DemCDCompatSolve_Private(sim, sys, cd->mobile, cd->ft, cd->fext, power, &cd->compat));
+    if (sim->decomp) PetscCall(DemCDCompatSolveMPI_Private(sim, sys, cd->mobile, cd->ft, cd->fext, power, &cd->compat)); /* MPI: solved on rank 0 */
+    else PetscCall(DemCDCompatSolve_Private(sim->bodies.n, sim->bodies.gid, sim->cl.reff, sys, cd->mobile, cd->ft, cd->fext, power, &cd->compat));
     PetscCall(PetscLogEventEnd(cd->ev_compat, 0, 0, 0, 0));
     PetscCall(PetscTime(&t1));
     cd->t_compat += t1 - t0;
@@ -1016,7 +1013,7 @@ PetscErrorCode DemIntegratorCreate_CD(DemIntegrator ig)
   ig->ops->checkpoint    = DemIntegratorCheckpoint_CD;
   ig->ops->mpigather     = DemCDMPIGather; /* MPI: every rank's warm starts in a checkpoint */
   ig->stability          = DEM_INTEGRATOR_IMPLICIT; /* rigid contacts: no collision time to resolve */
-  ig->mpi                = PETSC_TRUE;              /* apgd on several MPI ranks (decomp.c; pgs and compatible refused) */
+  ig->mpi                = PETSC_TRUE;              /* several MPI ranks (decomp.c): apgd, pgs (block Jacobi), compatible (solved on rank 0) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(integrator, "cd", DemIntegratorCreate_CD)

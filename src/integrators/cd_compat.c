@@ -321,12 +321,14 @@ PetscErrorCode DemCDRelativeStiffness_Private(DemSim sim, DemCDSystem *sys, Pets
 {
   PetscInt  *idx;
   PetscReal *d0, *d1, *f0, *f1, kmax = 0, pfound = power_in;
+  PetscBool  bad = PETSC_FALSE; /* a contact law that is no usable power law: message in why */
+  char       why[512];
 
   PetscFunctionBegin;
   *power_out = power_in > 0 ? power_in : 2.0;
-  if (!sys->nc) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!sys->nc && !sim->decomp) PetscFunctionReturn(PETSC_SUCCESS); /* MPI: every rank takes part in the reductions below */
   PetscCall(PetscMalloc5(sys->nc, &idx, sys->nc, &d0, sys->nc, &d1, sys->nc, &f0, sys->nc, &f1));
-  for (PetscInt l = 0; l < sim->nlaw; l++) {
+  for (PetscInt l = 0; l < sim->nlaw && !bad; l++) {
     PetscInt n = 0;
     for (PetscInt k = 0; k < sys->nc; k++)
       if (sim->cl.law[sys->src[k]] == l) idx[n++] = k;
@@ -338,21 +340,46 @@ PetscErrorCode DemCDRelativeStiffness_Private(DemSim sim, DemCDSystem *sys, Pets
     }
     PetscCall(DemCDLawForces(sim, sim->laws[l], n, idx, sys, d0, f0));
     PetscCall(DemCDLawForces(sim, sim->laws[l], n, idx, sys, d1, f1));
-    for (PetscInt j = 0; j < n; j++) {
-      PetscReal pm, p;
-      PetscCheck(f0[j] > 0 && f1[j] > f0[j], sim->comm, PETSC_ERR_SUP, "integrator cd, compatible: contact law '%s' gives no repulsive force that grows with the overlap (fn = %g N at %g m, %g N at %g m); the compatibility post-solve needs a power law", sim->laws[l]->type_name, (double)f0[j], (double)d0[j], (double)f1[j], (double)d1[j]);
+    for (PetscInt j = 0; j < n && !bad; j++) {
+      PetscReal pm, p = 0;
+      if (!(f0[j] > 0 && f1[j] > f0[j])) {
+        PetscCall(PetscSNPrintf(why, sizeof(why), "integrator cd, compatible: contact law '%s' gives no repulsive force that grows with the overlap (fn = %g N at %g m, %g N at %g m); the compatibility post-solve needs a power law", sim->laws[l]->type_name, (double)f0[j], (double)d0[j], (double)f1[j], (double)d1[j]));
+        bad = PETSC_TRUE;
+        break;
+      }
       pm = 1.0 + PetscLog2Real(f1[j] / f0[j]);
       if (power_in > 0) p = power_in;
       else {
         if (PetscAbsReal(pm - 2.0) < 1e-3) p = 2.0;
         else if (PetscAbsReal(pm - 2.5) < 1e-3) p = 2.5;
-        else SETERRQ(sim->comm, PETSC_ERR_SUP, "integrator cd, compatible: contact law '%s' behaves like a power law with exponent p = %g (004 eq. (34)); only p = 2 (hooke) and p = 5/2 (hertz_mindlin) are derived automatically; set compatible_power: 2 or 2.5", sim->laws[l]->type_name, (double)pm);
-        PetscCheck(pfound <= 0 || pfound == p, sim->comm, PETSC_ERR_SUP, "integrator cd, compatible: the contact laws mix power laws p = %g and p = %g; 004 eq. (36) takes one p; set compatible_power", (double)pfound, (double)p);
+        else {
+          PetscCall(PetscSNPrintf(why, sizeof(why), "integrator cd, compatible: contact law '%s' behaves like a power law with exponent p = %g (004 eq. (34)); only p = 2 (hooke) and p = 5/2 (hertz_mindlin) are derived automatically; set compatible_power: 2 or 2.5", sim->laws[l]->type_name, (double)pm));
+          bad = PETSC_TRUE;
+          break;
+        }
+        if (!(pfound <= 0 || pfound == p)) {
+          PetscCall(PetscSNPrintf(why, sizeof(why), "integrator cd, compatible: the contact laws mix power laws p = %g and p = %g; 004 eq. (36) takes one p; set compatible_power", (double)pfound, (double)p));
+          bad = PETSC_TRUE;
+          break;
+        }
         pfound = p;
       }
       sys->kt[idx[j]] = f0[j] / PetscPowReal(d0[j], p - 1);
       kmax            = PetscMax(kmax, sys->kt[idx[j]]);
     }
+  }
+  /* MPI: a rank's finding stops every rank with its message (the lowest such rank's) */
+  if (sim->decomp) PetscCall(DemDecompAgree_Private(sim, bad, &bad, why, sizeof(why)));
+  if (bad) {
+    PetscCall(PetscFree5(idx, d0, d1, f0, f1));
+    SETERRQ(sim->comm, PETSC_ERR_SUP, "%s", why);
+  }
+  if (sim->decomp) { /* MPI: one scale and one p over the ranks' contacts (k~ normalized like serial) */
+    PetscReal v[3] = {kmax, pfound > 0 ? pfound : 0.0, pfound > 0 ? -pfound : PETSC_MIN_REAL};
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPIU_REAL, MPIU_MAX, sim->comm));
+    PetscCheck(v[1] <= 0 || v[1] == -v[2], sim->comm, PETSC_ERR_SUP, "integrator cd, compatible: the contact laws mix power laws p = %g and p = %g; 004 eq. (36) takes one p; set compatible_power", (double)-v[2], (double)v[1]);
+    kmax = v[0];
+    if (power_in <= 0 && v[1] > 0) pfound = v[1];
   }
   for (PetscInt k = 0; k < sys->nc; k++) sys->kt[k] /= kmax;
   *power_out = pfound > 0 ? pfound : 2.0;
@@ -366,10 +393,9 @@ static PetscInt DemCDFind(PetscInt *par, PetscInt i)
   return i;
 }
 
-PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const PetscBool *mobile, const PetscReal *Ft, const PetscReal *Fext, PetscReal power, DemCDCompat *cp)
+PetscErrorCode DemCDCompatSolve_Private(PetscInt nb, const int64_t *gid, const PetscReal *reff_src, DemCDSystem *sys, const PetscBool *mobile, const PetscReal *Ft, const PetscReal *Fext, PetscReal power, DemCDCompat *cp)
 {
-  DemBodyStore  *bs = &sim->bodies;
-  const PetscInt nb = bs->n, nc = sys->nc;
+  const PetscInt nc = sys->nc;
   PetscInt      *row, *nnz, *var, *par, m = 0, nv = 0;
   PetscReal     *rnorm, fs = 0, Fmax = 0, Fref = 0, Fcut;
   PetscBool     *loaded, *closed;
@@ -401,7 +427,7 @@ PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const Pets
   /* closed contacts; clusters of mobile bodies joined by them (union-find); loaded clusters */
   for (PetscInt i = 0; i < nb; i++) par[i] = i, loaded[i] = PETSC_FALSE;
   for (PetscInt k = 0; k < nc; k++) {
-    PetscReal reff = sim->cl.reff[sys->src[k]];
+    PetscReal reff = reff_src[sys->src[k]];
     /* closed at t + dt; a contact the (inexactly converged) CD solution loads is kept too,
        so that its F~ = B^T f stays feasible */
     closed[k] = (sys->gend[k] <= 1e-6 * (reff > 0 ? reff : 1e-3) || sys->f[k] > 0) ? PETSC_TRUE : PETSC_FALSE;
@@ -523,7 +549,7 @@ PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const Pets
     for (PetscInt j = 0; j < 6 * nb; j++) {
       const PetscReal *u;
       if (row[j] < 0) continue;
-      u            = DemHistoryMapGet(&cp->umap, bs->gid[j / 6], j % 6, 0);
+      u            = DemHistoryMapGet(&cp->umap, gid[j / 6], j % 6, 0);
       y[row[j]]    = u ? -u[0] * sc * rnorm[j] : 0.0;
     }
     PetscCall(VecRestoreArray(Ym, &y));
@@ -584,7 +610,7 @@ PetscErrorCode DemCDCompatSolve_Private(DemSim sim, DemCDSystem *sys, const Pets
         PetscReal u;
         if (row[j] < 0) continue;
         u = PetscRealPart(y[row[j]]) / rnorm[j];
-        PetscCall(DemHistoryMapPut(&cp->umap, bs->gid[j / 6], j % 6, 0, &u));
+        PetscCall(DemHistoryMapPut(&cp->umap, gid[j / 6], j % 6, 0, &u));
       }
       PetscCall(VecRestoreArrayRead(Y, &y));
       cp->fs_prev = fs;
@@ -628,7 +654,7 @@ done:
           if (closed[k]) nclosed++;
           else nopen++, fo = PetscMax(fo, sys->f[k]);
         }
-      PetscCall(PetscInfo(NULL, "cd compatibility: worst equilibrium at body %" PetscInt_FMT " DOF %d: F~ = %g, B^T f_c = %g (row %" PetscInt_FMT ", cluster loaded %d); contacts on it: %" PetscInt_FMT " closed, %" PetscInt_FMT " open (largest CD force on an open one %g)\n", (PetscInt)bs->gid[worst / 6], (int)(worst % 6), (double)Ft[worst], (double)r[worst], row[worst], (int)loaded[DemCDFind(par, worst / 6)], nclosed, nopen, (double)fo));
+      PetscCall(PetscInfo(NULL, "cd compatibility: worst equilibrium at body %" PetscInt_FMT " DOF %d: F~ = %g, B^T f_c = %g (row %" PetscInt_FMT ", cluster loaded %d); contacts on it: %" PetscInt_FMT " closed, %" PetscInt_FMT " open (largest CD force on an open one %g)\n", (PetscInt)gid[worst / 6], (int)(worst % 6), (double)Ft[worst], (double)r[worst], row[worst], (int)loaded[DemCDFind(par, worst / 6)], nclosed, nopen, (double)fo));
     }
     PetscCall(PetscFree(r));
   }

@@ -69,5 +69,10 @@ static inline void DemCDApplyMinv(const DemCDBodyInv *bi, const PetscReal x[6], 
 
 /* k~ and the power p of every contact from its contact law (cd_compat.c) */
 PETSC_INTERN PetscErrorCode DemCDRelativeStiffness_Private(DemSim, DemCDSystem *, PetscReal power_in, PetscReal *power_out);
-/* the no-tension truss problem 004 eq. (36) with TAOALMM; sys->f is the start, sys->fc the result */
-PETSC_INTERN PetscErrorCode DemCDCompatSolve_Private(DemSim, DemCDSystem *, const PetscBool *mobile, const PetscReal *Ft, const PetscReal *Fext, PetscReal power, DemCDCompat *);
+/* the no-tension truss problem 004 eq. (36) with TAOALMM on one process; sys->f is the start,
+   sys->fc the result. nb bodies with global ids gid (the displacements' warm start is keyed by
+   them), mobile, Ft, Fext 6 per body; reff[sys->src[k]] the effective radius of contact k */
+PETSC_INTERN PetscErrorCode DemCDCompatSolve_Private(PetscInt nb, const int64_t *gid, const PetscReal *reff, DemCDSystem *, const PetscBool *mobile, const PetscReal *Ft, const PetscReal *Fext, PetscReal power, DemCDCompat *);
+/* the same over the ranks of a decomposed run (cd_compat_mpi.c): the closed contacts and the
+   owned bodies gathered on rank 0, solved there, sys->fc scattered back. Collective. */
+PETSC_INTERN PetscErrorCode DemCDCompatSolveMPI_Private(DemSim, DemCDSystem *, const PetscBool *mobile, const PetscReal *Ft, const PetscReal *Fext, PetscReal power, DemCDCompat *);

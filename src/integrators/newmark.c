@@ -134,6 +134,12 @@
       DemFrictionSpringMode_Private, hertz_mindlin); one whose trial force leaves the Coulomb
       cone at the solution is released to the law's own switching and the step solved again
       (DemNmActiveSetCheck); the accepted state is evaluated with the law's own switching
+    coulomb_secant [false], onset_secant [false]: the Jacobian of contacts that cycle between
+      the Newton iterates of a step (DemNmCycleWatch): a sliding direction that reversed gets
+      the Coulomb secant (DemNmSlipSecant), a contact seen open and closed the onset secant
+      (F(gap) - F(0)) / gap where it is stiffer than the tangent; the residual is unchanged,
+      but Newton may reach another of its roots (tests/cases/newmark_secant.sh; off by
+      default, see DemNmCycleWatch)
 */
 #include "demimpl.h"
 #include "newmark_mpi.h" /* several MPI ranks (newmark_mpi.c) */
@@ -188,6 +194,14 @@ typedef struct {
   PetscInt   ltcap;
   PetscReal *lgap, *lv, *lfn, *lft, *ldfn, *lcn, *lkt, *len, *ldis, *lfd, *les, *leg, *lev, *ltg, *ltv, *lfn2, *lft2;
   int       *lslip;
+  /* the Coulomb secant of sliding contacts (DemNmSlipSecant): stick imposed per history slot */
+  PetscBool    secant, onset;
+  unsigned char *cw;   /* [cwcap] per history slot, DemNmCycleWatch: what the step's Jacobians saw */
+  PetscReal     *cwt;  /* [3 cwcap] the sliding direction of the last Jacobian (0: sticking) */
+  PetscInt       cwcap, cwbuild, ncw;
+  PetscReal   *lsg; /* [3 ltcap] the onset secant (F(gap) - F(0)) / gap of closed contacts */
+  signed char *stick;
+  PetscInt     stickcap;
 } DemIntegrator_Newmark;
 
 static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes", "dt_cuts_penetration", "newton_total", "ksp_total", NULL};
@@ -195,7 +209,7 @@ static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes"
 static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNode cfg)
 {
   DemIntegrator_Newmark *nm    = (DemIntegrator_Newmark *)ig->data;
-  const char *const      own[] = {"beta", "gamma", "adapt", "dt_min", "dt_max", "grow", "grow_after", "easy_iterations", "max_iterations", "max_overlap", "active_set", NULL};
+  const char *const      own[] = {"beta", "gamma", "adapt", "dt_min", "dt_max", "grow", "grow_after", "easy_iterations", "max_iterations", "max_overlap", "active_set", "coulomb_secant", "onset_secant", NULL};
   DemNode                kn;
 
   PetscFunctionBegin;
@@ -232,6 +246,8 @@ static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNo
   PetscCall(DemNodeGet(cfg, "easy_iterations", &kn));
   DemNodeCheck(kn ? kn : cfg, nm->easy_its >= 1, "easy_iterations must be >= 1 (got %" PetscInt_FMT ")", nm->easy_its);
   PetscCall(DemNodeGetBool(cfg, "active_set", PETSC_FALSE, &nm->active_set));
+  PetscCall(DemNodeGetBool(cfg, "coulomb_secant", PETSC_FALSE, &nm->secant));
+  PetscCall(DemNodeGetBool(cfg, "onset_secant", PETSC_FALSE, &nm->onset));
   PetscCall(DemNodeGetReal(cfg, "max_overlap", PETSC_FALSE, &nm->max_overlap));
   PetscCall(DemNodeGet(cfg, "max_overlap", &kn));
   DemNodeCheck(kn ? kn : cfg, nm->max_overlap > 0, "max_overlap must be > 0 (a fraction of the smaller radius) (got %g)", (double)nm->max_overlap);
@@ -543,7 +559,9 @@ static PetscErrorCode DemNmLawReserve(DemIntegrator_Newmark *nm, PetscInt n)
   PetscCall(PetscFree6(nm->ldfn, nm->lcn, nm->lkt, nm->len, nm->ldis, nm->lfd));
   PetscCall(PetscFree6(nm->les, nm->leg, nm->lev, nm->ltg, nm->ltv, nm->lslip));
   PetscCall(PetscFree2(nm->lfn2, nm->lft2));
+  PetscCall(PetscFree(nm->lsg));
   PetscCall(PetscMalloc2(n, &nm->lfn2, 3 * n, &nm->lft2));
+  PetscCall(PetscMalloc1(3 * n, &nm->lsg));
   PetscCall(PetscMalloc4(n, &nm->lgap, 3 * n, &nm->lv, n, &nm->lfn, 3 * n, &nm->lft));
   PetscCall(PetscMalloc6(n, &nm->ldfn, n, &nm->lcn, n, &nm->lkt, n, &nm->len, n, &nm->ldis, 3 * n, &nm->lfd));
   PetscCall(PetscMalloc6(n, &nm->les, n, &nm->leg, n, &nm->lev, 3 * n, &nm->ltg, 9 * n, &nm->ltv, n, &nm->lslip));
@@ -575,6 +593,161 @@ static PetscErrorCode DemNmLawEval(DemIntegrator_Newmark *nm, PetscReal *fn, Pet
     if (!DemContactBatchOfLaw_Private(sim, l, nm->lgap, nm->lv, &cb)) continue;
     DemContactForcesOffset_Private(&cols, sim->lawstart[l], &o);
     PetscCall(DemContactLawCompute(sim->laws[l], &cb, sim->dt, PETSC_FALSE, &o));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemNmCycleWatch - which contacts cycle between Newton iterates of this step (the Jacobians'
+  evaluations; per history slot of the neighbour list, reset at each step and list build):
+  a sliding contact whose sliding direction reversed since the last Jacobian (t . t_prev < 0)
+  gets the Coulomb secant (DemNmSlipSecant) and a contact seen both open and closed gets the
+  onset secant (DemNmJacobian) for the rest of the step. Only these: the secants trade Newton's
+  quadratic convergence for monotone steps, which on every sliding or closed contact cost more
+  Newton iterations than the cycles they break (stiff_pile N = 100 to t = 0.05 s: 12504 steps
+  and 78092 Newton iterations with the Coulomb secant on every sliding contact, against 7158
+  and 32299 without it). With the watch, to t = 0.05 s: 4934 steps, 23316 Newton iterations,
+  278 cut steps (benchmarks/stiff_pile/README.md). Off by default (keys coulomb_secant,
+  onset_secant): the frictional residual has several roots at large dt, and on the static
+  pile of tests/validate/val_newmark_pile.sh (4 spheres, beta 0.3025, gamma 0.6, 38-50 dt_c)
+  Newton with the secants often ends in roots where the pile does not come to rest (KE
+  ~1e-9 J instead of ~1e-32 J at 0.1 s, e_total 3-4 % below the start: the top sphere slid
+  off, 41-78 cut steps instead of 8-16): with both, 6 of 8 runs (50 dt_c, and 5 of the 7 runs
+  at 38-49 dt_c); at 38, 44 and 50 dt_c the Coulomb secant alone 2 of 3, the onset secant
+  alone 1 of 3 (254 cut steps at 44 dt_c); without them 0 of 3.
+*/
+#define DEM_NM_CW_OPEN   1
+#define DEM_NM_CW_CLOSED 2
+#define DEM_NM_CW_SECANT 4
+#define DEM_NM_CW_ONSET  8
+#define DEM_NM_CW_NOW    16 /* closed at this Jacobian (scratch) */
+static PetscErrorCode DemNmCycleWatch(DemIntegrator_Newmark *nm, PetscBool reset)
+{
+  DemSim                sim = nm->sim;
+  const DemContactList *cl  = &sim->cl;
+  const PetscInt        hc  = sim->nl.histcap;
+
+  PetscFunctionBegin;
+  if (!nm->secant && !nm->onset) PetscFunctionReturn(PETSC_SUCCESS);
+  if (hc > nm->cwcap) {
+    PetscCall(PetscFree(nm->cw));
+    PetscCall(PetscFree(nm->cwt));
+    nm->cwcap = PetscMax(hc, 2 * nm->cwcap);
+    PetscCall(PetscMalloc1(nm->cwcap, &nm->cw));
+    PetscCall(PetscMalloc1(3 * nm->cwcap, &nm->cwt));
+    reset = PETSC_TRUE;
+  }
+  if (reset || nm->cwbuild != sim->nl.nbuilds) {
+    PetscCall(PetscArrayzero(nm->cw, nm->cwcap));
+    PetscCall(PetscArrayzero(nm->cwt, 3 * nm->cwcap));
+    nm->cwbuild = sim->nl.nbuilds;
+    nm->ncw     = 0;
+  }
+  if (reset) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt c = 0; c < cl->n; c++) {
+    const PetscInt   k  = cl->hist[c];
+    const PetscReal *ft = sim->cf.ft + 3 * c;
+    PetscReal       *tp, a;
+    unsigned char    w;
+    if (k < 0 || k >= nm->cwcap) continue;
+    w  = nm->cw[k];
+    tp = nm->cwt + 3 * k;
+    if (cl->gap[c] < 0) w |= DEM_NM_CW_CLOSED | DEM_NM_CW_NOW;
+    else w |= DEM_NM_CW_OPEN;
+    if (nm->onset && (w & DEM_NM_CW_OPEN) && (w & DEM_NM_CW_CLOSED)) w |= DEM_NM_CW_ONSET;
+    a = sim->cf.slip[c] ? PetscSqrtReal(ft[0] * ft[0] + ft[1] * ft[1] + ft[2] * ft[2]) : 0;
+    if (a > 0) {
+      if (nm->secant && ft[0] * tp[0] + ft[1] * tp[1] + ft[2] * tp[2] < 0) w |= DEM_NM_CW_SECANT;
+      for (int j = 0; j < 3; j++) tp[j] = ft[j] / a;
+    } else tp[0] = tp[1] = tp[2] = 0;
+    if ((w & (DEM_NM_CW_SECANT | DEM_NM_CW_ONSET)) && !(nm->cw[k] & (DEM_NM_CW_SECANT | DEM_NM_CW_ONSET))) nm->ncw++;
+    nm->cw[k] = w;
+  }
+  /* a slot closed at an earlier Jacobian and not closed at this one (open, or out of the list) */
+  for (PetscInt k = 0; k < nm->cwcap; k++) {
+    unsigned char w = nm->cw[k];
+    if (!(w & DEM_NM_CW_NOW)) {
+      if (w & DEM_NM_CW_CLOSED) w |= DEM_NM_CW_OPEN;
+      if (nm->onset && (w & DEM_NM_CW_CLOSED) && !(w & DEM_NM_CW_ONSET)) w |= DEM_NM_CW_ONSET, nm->ncw++;
+    }
+    nm->cw[k] = w & (unsigned char)~DEM_NM_CW_NOW;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the watch's flag f for contact c */
+static inline PetscBool DemNmCycles(DemIntegrator_Newmark *nm, PetscInt c, unsigned char f)
+{
+  const PetscInt k = nm->sim->cl.hist[c];
+  return (k >= 0 && k < nm->cwcap && (nm->cw[k] & f)) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/*
+  DemNmSlipSecant - the Coulomb secant of a sliding contact, added to its velocity tangent
+  ltv. At the cap the force is Ft = mu fn t, t = Ft_trial / |Ft_trial|, whose consistent
+  derivative along t is zero: Newton then sees no friction along the sliding direction, and a
+  contact near stick (the solution inside or at the cone) jumps from sliding one way to sliding
+  the other way and back (a 2-cycle of |R|, measured on stiff_pile N = 100 at t = 0.0166 s:
+  |R| 0.485 / 0.126 N for 15 iterations, the relative tangential velocity of one sliding pair
+  flipping sign each iteration, at every dt down to tc/4). The secant of the radial return
+  along t, c dFt_trial/dvt with c = |Ft| / |Ft_trial| (the cap's scale), is the slope from
+  the origin of the trial force to the capped one: from either side the Newton step lands near
+  the cone instead of across it (in one dimension, r(v) = A v + mu fn sign(v), b = 0, it lands
+  on the root in one step where the consistent tangent cycles between -2 mu fn / A and +2 mu fn / A).
+  The trial force's slope is the law's own, by differences with the stick imposed (friction.h
+  DemFrictionSpringMode_Private, mode 0: never capped) along t; contacts without a history
+  slot keep the consistent tangent. Converged solutions are the same (only the Jacobian changes).
+*/
+static PetscErrorCode DemNmSlipSecant(DemIntegrator_Newmark *nm)
+{
+  DemSim                sim = nm->sim;
+  const DemContactList *cl  = &sim->cl;
+  const PetscInt        n   = cl->n, hc = sim->nl.histcap;
+  signed char          *sm  = sim->slip_mode;
+  const PetscInt        nsm = sim->nslip_mode;
+  PetscInt              nsl = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt c = 0; c < n; c++)
+    if (sim->cf.slip[c] && DemNmCycles(nm, c, DEM_NM_CW_SECANT)) nsl++;
+  if (!nsl) PetscFunctionReturn(PETSC_SUCCESS);
+  if (hc > nm->stickcap) {
+    PetscCall(PetscFree(nm->stick));
+    nm->stickcap = PetscMax(hc, 2 * nm->stickcap);
+    PetscCall(PetscMalloc1(nm->stickcap, &nm->stick));
+  }
+  PetscCall(PetscArrayzero(nm->stick, nm->stickcap));
+  sim->slip_mode  = nm->stick;
+  sim->nslip_mode = nm->stickcap;
+  PetscCall(PetscArraycpy(nm->lgap, cl->gap, n));
+  /* the trial force at vrel (lft, uncapped), and at vrel -+ e t (lfd scratch, lft2) */
+  PetscCall(PetscArraycpy(nm->lv, sim->vrel, 3 * n));
+  PetscCall(DemNmLawEval(nm, nm->lfn, nm->lft));
+  for (PetscInt c = 0; c < n; c++) {
+    const PetscReal *ft = sim->cf.ft + 3 * c;
+    const PetscReal  a  = PetscSqrtReal(ft[0] * ft[0] + ft[1] * ft[1] + ft[2] * ft[2]);
+    for (int k = 0; k < 3; k++) nm->lv[3 * c + k] = sim->vrel[3 * c + k] - (a > 0 ? nm->lev[c] * ft[k] / a : 0);
+  }
+  PetscCall(DemNmLawEval(nm, nm->lfn2, nm->lft2));
+  for (PetscInt c = 0; c < n; c++) { /* lft2 -> les: F(vrel - e t) . t */
+    const PetscReal *ft = sim->cf.ft + 3 * c;
+    const PetscReal  a  = PetscSqrtReal(ft[0] * ft[0] + ft[1] * ft[1] + ft[2] * ft[2]);
+    nm->leg[c] = a > 0 ? (nm->lft2[3 * c] * ft[0] + nm->lft2[3 * c + 1] * ft[1] + nm->lft2[3 * c + 2] * ft[2]) / a : 0;
+    for (int k = 0; k < 3; k++) nm->lv[3 * c + k] = sim->vrel[3 * c + k] + (a > 0 ? nm->lev[c] * ft[k] / a : 0);
+  }
+  PetscCall(DemNmLawEval(nm, nm->lfn2, nm->lft2));
+  sim->slip_mode  = sm;
+  sim->nslip_mode = nsm;
+  for (PetscInt c = 0; c < n; c++) {
+    const PetscReal *ft = sim->cf.ft + 3 * c, *tr = nm->lft + 3 * c;
+    const PetscReal  a = PetscSqrtReal(ft[0] * ft[0] + ft[1] * ft[1] + ft[2] * ft[2]), b = PetscSqrtReal(tr[0] * tr[0] + tr[1] * tr[1] + tr[2] * tr[2]);
+    PetscReal        st, sc;
+    if (!sim->cf.slip[c] || !DemNmCycles(nm, c, DEM_NM_CW_SECANT) || !(a > 0) || !(b > a)) continue;
+    st = ((nm->lft2[3 * c] * ft[0] + nm->lft2[3 * c + 1] * ft[1] + nm->lft2[3 * c + 2] * ft[2]) / a - nm->leg[c]) / (2 * nm->lev[c]);
+    if (!(st < 0)) continue; /* a trial force that does not oppose the sliding */
+    sc = (a / b) * st;
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) nm->ltv[9 * c + 3 * i + j] += sc * ft[i] * ft[j] / (a * a);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -619,6 +792,15 @@ static PetscErrorCode DemNmLawTangent(DemIntegrator_Newmark *nm)
     const PetscReal *nr = cl->nrm + 3 * c, dg = nm->lgap[c] - (cl->gap[c] - nm->leg[c]);
     for (int k = 0; k < 3; k++) nm->ltg[3 * c + k] = ((nm->lfn2[c] - nm->lfn[c]) * nr[k] + nm->lft2[3 * c + k] - nm->lft[3 * c + k]) / dg;
   }
+  /* the onset secant of closed contacts: (F(gap) - F(0)) / gap, F(0) the law at the onset */
+  if (nm->onset && nm->ncw) {
+    for (PetscInt c = 0; c < n; c++) nm->lgap[c] = cl->gap[c] < 0 ? 0 : cl->gap[c];
+    PetscCall(DemNmLawEval(nm, nm->lfn, nm->lft));
+    for (PetscInt c = 0; c < n; c++) {
+      const PetscReal *nr = cl->nrm + 3 * c;
+      for (int k = 0; k < 3; k++) nm->lsg[3 * c + k] = cl->gap[c] < 0 ? ((sim->cf.fn[c] - nm->lfn[c]) * nr[k] + sim->cf.ft[3 * c + k] - nm->lft[3 * c + k]) / cl->gap[c] : 0;
+    }
+  }
   /* each component of the relative velocity */
   PetscCall(PetscArraycpy(nm->lgap, cl->gap, n));
   for (int j = 0; j < 3; j++) {
@@ -632,6 +814,7 @@ static PetscErrorCode DemNmLawTangent(DemIntegrator_Newmark *nm)
       for (int k = 0; k < 3; k++) nm->ltv[9 * c + 3 * k + j] = ((nm->lfn2[c] - nm->lfn[c]) * nr[k] + nm->lft2[3 * c + k] - nm->lft[3 * c + k]) / (2 * nm->lev[c]);
     }
   }
+  if (nm->secant && nm->ncw) PetscCall(DemNmSlipSecant(nm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -689,6 +872,7 @@ static PetscErrorCode DemNmJacobian(SNES snes, Vec X, Mat A, Mat P, void *ctx)
     PetscCall(VecCopy(X, nm->Xlast));
     nm->lastvalid = PETSC_TRUE;
   }
+  PetscCall(DemNmCycleWatch(nm, PETSC_FALSE));
   PetscCall(MatZeroEntries(P));
   /* bodies: inertia and the pseudo-moments' dependence on alpha */
   for (PetscInt i = 0; i < nm->nb; i++) {
@@ -759,6 +943,11 @@ static PetscErrorCode DemNmJacobian(SNES snes, Vec X, Mat A, Mat P, void *ctx)
        the onset, as a contact outside the list has */
     if (sim->cf.fn[c] == 0 && knn == 0 && cn == 0 && sim->cf.ft[3 * c] == 0 && sim->cf.ft[3 * c + 1] == 0 && sim->cf.ft[3 * c + 2] == 0) e1 = e2 = 0;
     if (e1 <= 1e-7 * PetscMax(s1, s2 / nm->h)) tg = tga; /* k ~ c / h */
+    /* DemNmOnset: the onset secant where it is stiffer along n than the tangent */
+    if (nm->onset && sim->cl.gap[c] < 0 && DemNmCycles(nm, c, DEM_NM_CW_ONSET)) {
+      const PetscReal *sg = nm->lsg + 3 * c;
+      if (sg[0] * n[0] + sg[1] * n[1] + sg[2] * n[2] < tg[0] * n[0] + tg[1] * n[1] + tg[2] * n[2]) tg = sg;
+    }
     (void)e2, (void)s2, (void)tva;
     for (int k = 0; k < 3; k++) z += PetscAbsReal(tg[k]);
     for (int k = 0; k < 9; k++) z += PetscAbsReal(tv[k]);
@@ -1317,6 +1506,7 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
     PetscCall(KSPSetTolerances(ksp, PETSC_DEFAULT, 1e-2 * atol, PETSC_DEFAULT, PETSC_DEFAULT));
   }
   PetscCall(DemNmActiveSetReset(nm));
+  PetscCall(DemNmCycleWatch(nm, PETSC_TRUE));
   sim->slip_mode  = nm->active_set ? nm->smode : NULL;
   sim->nslip_mode = nm->active_set ? nm->smodecap : 0;
   for (pass = 0;; pass++) {
@@ -1548,7 +1738,11 @@ static PetscErrorCode DemIntegratorDestroy_Newmark(DemIntegrator ig)
   PetscCall(PetscFree6(nm->ldfn, nm->lcn, nm->lkt, nm->len, nm->ldis, nm->lfd));
   PetscCall(PetscFree6(nm->les, nm->leg, nm->lev, nm->ltg, nm->ltv, nm->lslip));
   PetscCall(PetscFree2(nm->lfn2, nm->lft2));
+  PetscCall(PetscFree(nm->lsg));
   PetscCall(PetscFree(nm->smode));
+  PetscCall(PetscFree(nm->stick));
+  PetscCall(PetscFree(nm->cw));
+  PetscCall(PetscFree(nm->cwt));
   PetscCall(PetscFree(ig->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1572,6 +1766,8 @@ PetscErrorCode DemIntegratorCreate_Newmark(DemIntegrator ig)
   nm->easy_its           = 3;
   nm->max_it             = 50;
   nm->max_overlap        = 0.05;
+  nm->secant             = PETSC_FALSE; /* opt-in: see DemNmCycleWatch */
+  nm->onset              = PETSC_FALSE;
   ig->data               = nm;
   ig->ops->setfromconfig = DemIntegratorSetFromConfig_Newmark;
   ig->ops->setup         = DemIntegratorSetUp_Newmark;

@@ -16,7 +16,7 @@ static PetscErrorCode DemNLReserve(DemNeighbourList *nl, PetscInt cap)
 {
   PetscFunctionBegin;
   if (cap <= nl->cap) PetscFunctionReturn(PETSC_SUCCESS);
-  cap = PetscMax(cap, 2 * nl->cap);
+  cap = DemGrowCap_Private(cap);
   PetscCall(PetscFree(nl->a));
   PetscCall(PetscFree(nl->b));
   PetscCall(PetscFree(nl->shiftidx));
@@ -52,8 +52,8 @@ PetscErrorCode DemNeighbourFree_Private(DemNeighbourList *nl)
 static PetscErrorCode DemPairBufPush(DemPairBuf *pb, PetscInt a, PetscInt b, PetscInt s, PetscInt g)
 {
   PetscFunctionBegin;
-  if (pb->n == pb->cap) {
-    PetscInt  cap = PetscMax(1024, 2 * pb->cap);
+  if (pb->n == pb->cap) { /* rare: the buffer starts at the last build's size (below) */
+    PetscInt  cap = PetscMax(1024, pb->cap + pb->cap / 2);
     PetscInt *na, *nb, *ns, *ng;
     PetscCall(PetscMalloc4(cap, &na, cap, &nb, cap, &ns, cap, &ng));
     if (pb->n) {
@@ -88,11 +88,45 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   DemPairBuf       *pbp = &nl->pb;
   PetscInt          gcount[2 * DEM_KIND_MAX * DEM_KIND_MAX + 1];
 
+  PetscInt         *tstart = NULL, *tb = NULL;
+  PetscReal        *th = NULL;
+  /* serial, the same bodies as at the last build: the old pairs' indices are still valid */
+  const PetscBool   byindex = (!DemDecompActive_Private(sim) && nl->npairs > 0 && nl->built_nb == nb) ? PETSC_TRUE : PETSC_FALSE;
+
   PetscFunctionBegin;
   (void)xin;
-  /* 1. keep the history of touching pairs through the gid map */
-  PetscCall(DemHistoryMapClear(&sim->hmap));
-  if (hs > 0) {
+  /* 1. keep the history of touching pairs (some history value not zero). Serial with the same
+     bodies: in a table by the pair's first body (tstart, like a CSR row pointer; tb the second
+     body, th the values, in the old list's order); 36 bytes per touching pair and a few
+     operations, where the (gid_a, gid_b) hash map needs 2-4 slots of 57 bytes each, plus the
+     transient copy of each rehash, at the moment the new list is allocated. Otherwise (several
+     ranks, changed bodies) through the gid map. Both give a new pair the values of the last
+     old pair with the same bodies. */
+  if (!byindex) PetscCall(DemHistoryMapClear(&sim->hmap));
+  if (hs > 0 && byindex) {
+    PetscInt nt = 0;
+    PetscCall(PetscCalloc1(nb + 1, &tstart));
+    for (PetscInt k = 0; k < nl->npairs; k++) {
+      const PetscReal *h   = nl->history + k * hs;
+      PetscBool        any = PETSC_FALSE;
+      for (PetscInt j = 0; j < hs; j++) any = any || h[j] != 0.0;
+      if (any) tstart[nl->a[k] + 1]++, nt++;
+    }
+    for (PetscInt i = 0; i < nb; i++) tstart[i + 1] += tstart[i];
+    PetscCall(PetscMalloc2(PetscMax(nt, 1), &tb, PetscMax(nt, 1) * hs, &th));
+    for (PetscInt k = 0; k < nl->npairs; k++) { /* tstart[a] moves to the end of row a ... */
+      const PetscReal *h   = nl->history + k * hs;
+      PetscBool        any = PETSC_FALSE;
+      for (PetscInt j = 0; j < hs; j++) any = any || h[j] != 0.0;
+      if (any) {
+        const PetscInt e = tstart[nl->a[k]]++;
+        tb[e]            = nl->b[k];
+        PetscCall(PetscArraycpy(th + e * hs, h, hs));
+      }
+    }
+    for (PetscInt i = nb; i > 0; i--) tstart[i] = tstart[i - 1]; /* ... and back */
+    tstart[0] = 0;
+  } else if (hs > 0) {
     for (PetscInt k = 0; k < nl->npairs; k++) {
       const PetscReal *h   = nl->history + k * hs;
       PetscBool        any = PETSC_FALSE;
@@ -158,8 +192,13 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       nl->cellnext[i]          = nl->cellhead[cellof[i]];
       nl->cellhead[cellof[i]]  = i;
     }
-    /* 4. candidate body pairs */
+    /* 4. candidate body pairs, into a buffer sized from the last build (growing it copies) */
     pbp->n = 0;
+    if (nl->npairs > 0 && pbp->cap < nl->npairs) {
+      PetscCall(PetscFree4(pbp->a, pbp->b, pbp->s, pbp->g));
+      pbp->cap = DemGrowCap_Private(nl->npairs);
+      PetscCall(PetscMalloc4(pbp->cap, &pbp->a, pbp->cap, &pbp->b, pbp->cap, &pbp->s, pbp->cap, &pbp->g));
+    }
     for (PetscInt i = 0; i < nb; i++) {
       PetscInt ci[3], c = cellof[i];
       if (c < 0) continue;
@@ -296,15 +335,22 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   if (hs > 0) {
     if (nl->npairs > nl->histcap) {
       PetscCall(PetscFree(nl->history));
-      nl->histcap = PetscMax(nl->npairs, 2 * nl->histcap);
+      nl->histcap = DemGrowCap_Private(nl->npairs);
       PetscCall(PetscMalloc1(hs * nl->histcap, &nl->history));
     }
     for (PetscInt k = 0; k < nl->npairs; k++) {
-      PetscReal *h = DemHistoryMapGet(&sim->hmap, bs->gid[nl->a[k]], bs->gid[nl->b[k]], 0);
+      const PetscReal *h = NULL;
+      if (byindex) {
+        const PetscInt a = nl->a[k], b = nl->b[k];
+        for (PetscInt e = tstart[a]; e < tstart[a + 1]; e++)
+          if (tb[e] == b) h = th + e * hs; /* the last one, as the map's last put */
+      } else h = DemHistoryMapGet(&sim->hmap, bs->gid[nl->a[k]], bs->gid[nl->b[k]], 0);
       if (h) PetscCall(PetscArraycpy(nl->history + k * hs, h, hs));
       else PetscCall(PetscArrayzero(nl->history + k * hs, hs));
     }
   }
+  PetscCall(PetscFree(tstart));
+  PetscCall(PetscFree2(tb, th));
   /* the map and the candidate buffer are scratch of a build: their memory goes back (the map
      alone holds 2-4 slots of 57 B per touching pair) */
   PetscCall(DemHistoryMapFree(&sim->hmap));
@@ -318,6 +364,7 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   }
   PetscCall(PetscArraycpy(nl->x0, x, 3 * nb));
   nl->nbuilds++;
+  nl->built_nb = nb;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

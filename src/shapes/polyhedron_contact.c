@@ -27,7 +27,8 @@
   point is the middle of the two points, the normal points from b to a, and the feature key
   (polyhedron.h) names the two sub-regions, so that friction history follows each contact: each
   gets the history slot of its (pair, key) from the neighbour list's feature slots (featslot.c),
-  which keeps it across rebuilds and in checkpoints.
+  which keeps it across rebuilds and in checkpoints; a contact whose key changes while the bodies
+  keep touching there takes over the history of the neighbouring key it replaces (DemPolyInherit).
 
   Energy across feature switches (measured with verlet, no friction, tests/cases/poly_energy.sh):
   the hand-offs vertex-face -> vertex-edge -> vertex-vertex and edge-edge -> vertex-edge happen
@@ -47,8 +48,9 @@
   spheres (a sphere per vertex, per edge about its middle, per triangle about its centroid)
   before their local problem is solved. While running, polyhedron pairs keep feature-level
   Verlet lists (below, DemPolyFL*): the candidate pairs of features within inflated volumes,
-  reused while the bodies move less than a margin; polyhedron/plane pairs keep the list of the
-  corners near the plane in the same way.
+  reused while the bodies move less than a margin (an evaluation solves only the listed pairs
+  whose distance at the build is within the activation gap plus the motion since: DemPolyFLEval);
+  polyhedron/plane pairs keep the list of the corners near the plane in the same way.
 */
 #include "polyhedron.h"
 #include "mesh.h"
@@ -344,6 +346,113 @@ static inline void DemPolyTouchVN(DemPolyBody *P, PetscInt i)
 }
 
 /*
+  Friction history across a change of feature key (000 eq. (54)-(58) need the elastic part g_t
+  of a sticking contact to persist while the two bodies touch at that point). A pointwise
+  contact changes its key when its point crosses from one sub-region to the next while the
+  bodies keep touching there: vertex-face -> vertex-face of the next triangle (across a flat
+  diagonal), vertex-face -> vertex-edge (+ two edge-edge, 000 Fig. 4c) at a face's border,
+  edge-edge -> edge-edge when a crossing passes a vertex, vertex-edge -> vertex-vertex, and
+  back. Without a transfer the new key starts with g_t = 0: a resting contact whose key flips
+  loses its spring and static friction cannot hold (the creep of box_of_cubes, session 6).
+  After the contacts of a pair are made, each contact with an empty history (new) takes the
+  history of a contact of the same pair that was not reported now (it left at this evaluation)
+  and whose sub-regions neighbour its own on both bodies (DemPolyNear: a vertex with its edges;
+  an edge with its end vertices and the edges at them; a triangle with its edges, vertices and
+  the triangles across its edges); the first such donor in that order. Several new contacts
+  may take the same donor (Fig. 4c's one point becoming three: each of the three carries the
+  point's spring, as each carries its normal force). Donors still reported keep theirs alone.
+  The donor's slot is zeroed at the commit (forces.c: not touched), so the spring moves.
+*/
+#define DEM_POLY_NEAR_MAX 128
+static int64_t near_[2][DEM_POLY_NEAR_MAX]; /* (type << 32 | index) of the features near one feature */
+static int     inherit_ = -1;                /* -poly_key_history [1]; -1: not read yet */
+
+/* the features near feature (type, x) of g, itself first; returns their number */
+static int DemPolyNear(const DemPolyGeom *g, int type, PetscInt x, int64_t *out)
+{
+  int n = 0;
+#define DEM_NEAR_PUSH(ty, ix) \
+  do { \
+    int64_t v_ = ((int64_t)(ty) << 32) | (int64_t)(ix); \
+    int     k_; \
+    for (k_ = 0; k_ < n; k_++) \
+      if (out[k_] == v_) break; \
+    if (k_ == n && n < DEM_POLY_NEAR_MAX) out[n++] = v_; \
+  } while (0)
+  DEM_NEAR_PUSH(type, x);
+  if (type == DEM_POLY_V) {
+    if (x < 0 || x >= g->nv) return 0;
+    for (PetscInt k = g->vstart[x]; k < g->vstart[x + 1]; k++) DEM_NEAR_PUSH(DEM_POLY_E, g->vedge[k]);
+  } else if (type == DEM_POLY_E) {
+    if (x < 0 || x >= g->ne) return 0;
+    for (int m = 0; m < 2; m++) {
+      PetscInt i = g->ev[2 * x + m];
+      DEM_NEAR_PUSH(DEM_POLY_V, i);
+      for (PetscInt k = g->vstart[i]; k < g->vstart[i + 1]; k++) DEM_NEAR_PUSH(DEM_POLY_E, g->vedge[k]);
+    }
+  } else {
+    if (x < 0 || x >= g->nf) return 0;
+    for (int m = 0; m < 3; m++) {
+      PetscInt e = g->fe[3 * x + m];
+      DEM_NEAR_PUSH(DEM_POLY_E, e);
+      DEM_NEAR_PUSH(DEM_POLY_V, g->f[3 * x + m]);
+      DEM_NEAR_PUSH(DEM_POLY_F, g->ef[2 * e] == x ? g->ef[2 * e + 1] : g->ef[2 * e]);
+    }
+  }
+#undef DEM_NEAR_PUSH
+  return n;
+}
+
+/* the contacts c0 .. of the current pair (po->pair, bodies of geometry ga and gb): new ones take
+   the history of a neighbouring contact that left (above) */
+static PetscErrorCode DemPolyInherit(DemPolyOut *po, const DemPolyGeom *ga, const DemPolyGeom *gb, PetscInt c0)
+{
+  DemContactList *cl = po->cl;
+  DemSim          sim = po->sim;
+  const PetscInt  hs = sim->histsize;
+  PetscReal      *H = sim->nl.history;
+
+  PetscFunctionBegin;
+  if (inherit_ < 0) { /* -poly_key_history 0: no transfer (tests compare) */
+    PetscBool on = PETSC_TRUE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-poly_key_history", &on, NULL));
+    inherit_ = on ? 1 : 0;
+  }
+  if (po->pair < 0 || hs <= 0 || !inherit_) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt c = c0; c < cl->n; c++) {
+    PetscReal *h = cl->hist[c] >= 0 ? H + hs * cl->hist[c] : NULL;
+    uint64_t   key = (uint64_t)cl->feature[c];
+    int        na, nb, done = 0;
+    PetscBool  any = PETSC_FALSE;
+    if (!h) continue;
+    for (PetscInt j = 0; j < hs; j++) any = any || h[j] != 0.0;
+    if (any) continue;
+    na = DemPolyNear(ga, (int)(key >> 62), (PetscInt)((key >> 30) & 0x3fffffff), near_[0]);
+    nb = DemPolyNear(gb, (int)((key >> 60) & 3), (PetscInt)(key & 0x3fffffff), near_[1]);
+    for (int ka = 0; ka < na && !done; ka++)
+      for (int kb = 0; kb < nb && !done; kb++) {
+        int64_t          dk;
+        PetscInt         s;
+        PetscBool        reported = PETSC_FALSE, nz = PETSC_FALSE;
+        const PetscReal *hd;
+        if (!ka && !kb) continue; /* the contact itself */
+        dk = DemPolyFeatureKey((int)(near_[0][ka] >> 32), (PetscInt)(near_[0][ka] & 0xffffffff), (int)(near_[1][kb] >> 32), (PetscInt)(near_[1][kb] & 0xffffffff));
+        if (dk) PetscCall(DemNeighbourFeatureSlot_Private(sim, po->pair, dk, PETSC_FALSE, &s, NULL));
+        else s = po->pair;
+        if (s < 0) continue;
+        hd = H + hs * s;
+        for (PetscInt j = 0; j < hs; j++) nz = nz || hd[j] != 0.0;
+        if (!nz) continue;
+        for (PetscInt d = c0; d < cl->n && !reported; d++) reported = cl->hist[d] == s ? PETSC_TRUE : PETSC_FALSE;
+        if (reported) continue;
+        PetscCall(PetscArraycpy(h, hd, hs));
+        done = 1;
+      }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   The degenerate problems of one pair of features, A's and B's, normals from B to A; `swap`:
   A and B are the pair's b and a (vertex-face and vertex-edge both ways). The marks of accepted
   vertex-face and vertex-edge contacts (vertex, type + 4 swap, feature) feed the hierarchy of
@@ -599,6 +708,7 @@ enum { DEM_FL_VF = 0, DEM_FL_FV, DEM_FL_EE, DEM_FL_VE, DEM_FL_EV, DEM_FL_VV, DEM
 typedef struct {
   const DemPolyGeom *ga, *gb;
   PetscReal          x[6], q[8], r[2], reach, margin;
+  PetscReal          moved; /* at this evaluation: bound of the two bodies' surface motion since the build */
   PetscInt           start, len;
 } DemPolyFL;
 
@@ -606,12 +716,14 @@ typedef struct {
   DemSim     sim;
   PetscInt   nbuilds, npairs;
   DemPolyFL *pair;
-  PetscInt  *rec, nrec, caprec, live; /* records (kind, i, j) */
+  PetscInt  *rec, nrec, caprec, live; /* records (kind, i, j, near): near = the index in its list of
+                                          the record of rank k (k = its own index) by distance */
+  PetscReal *recd;                     /* per record: the distance of its two features at the build */
   PetscInt   nlist, nreuse;           /* statistics: lists built, lists reused */
   int        enabled;                 /* -1: not read yet */
   PetscReal  fmargin;                 /* margin m = fmargin x reach */
 } DemPolyFeatureLists;
-static DemPolyFeatureLists fl_ = {NULL, -1, 0, NULL, NULL, 0, 0, 0, 0, 0, -1, 1.0};
+static DemPolyFeatureLists fl_ = {NULL, -1, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, -1, 1.0};
 
 static inline PetscReal DemPolyPointSegDist2(const PetscReal p[3], const PetscReal a[3], const PetscReal b[3])
 {
@@ -647,17 +759,22 @@ static inline PetscReal DemPolyPointTriDist2(const PetscReal p[3], const PetscRe
   return PetscMin(d2, DemPolyPointSegDist2(p, x3, x1));
 }
 
-static PetscErrorCode DemPolyFLPush(PetscInt kind, PetscInt i, PetscInt j)
+static PetscErrorCode DemPolyFLPush(PetscInt kind, PetscInt i, PetscInt j, PetscReal d)
 {
   PetscFunctionBegin;
   if (fl_.nrec == fl_.caprec) {
-    PetscInt *nw, cap = PetscMax(4096, 2 * fl_.caprec);
-    PetscCall(PetscMalloc1(3 * cap, &nw));
-    if (fl_.nrec) PetscCall(PetscArraycpy(nw, fl_.rec, 3 * fl_.nrec));
+    PetscInt  *nw, cap = PetscMax(4096, 2 * fl_.caprec);
+    PetscReal *nd;
+    PetscCall(PetscMalloc1(4 * cap, &nw));
+    PetscCall(PetscMalloc1(cap, &nd));
+    if (fl_.nrec) PetscCall(PetscArraycpy(nw, fl_.rec, 4 * fl_.nrec));
+    if (fl_.nrec) PetscCall(PetscArraycpy(nd, fl_.recd, fl_.nrec));
     PetscCall(PetscFree(fl_.rec));
-    fl_.rec = nw, fl_.caprec = cap;
+    PetscCall(PetscFree(fl_.recd));
+    fl_.rec = nw, fl_.recd = nd, fl_.caprec = cap;
   }
-  fl_.rec[3 * fl_.nrec] = kind, fl_.rec[3 * fl_.nrec + 1] = i, fl_.rec[3 * fl_.nrec + 2] = j;
+  fl_.rec[4 * fl_.nrec] = kind, fl_.rec[4 * fl_.nrec + 1] = i, fl_.rec[4 * fl_.nrec + 2] = j, fl_.rec[4 * fl_.nrec + 3] = 0; /* set by DemPolyFLBuild */
+  fl_.recd[fl_.nrec] = d;
   fl_.nrec++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -665,20 +782,24 @@ static PetscErrorCode DemPolyFLPush(PetscInt kind, PetscInt i, PetscInt j)
 /* drops the space of replaced lists when it exceeds the live records */
 static PetscErrorCode DemPolyFLCompact(void)
 {
-  PetscInt *nw, n = 0;
+  PetscInt  *nw, n = 0;
+  PetscReal *nd;
 
   PetscFunctionBegin;
   if (fl_.nrec < 2 * fl_.live + 65536) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc1(3 * PetscMax(fl_.live, 1), &nw));
+  PetscCall(PetscMalloc1(4 * PetscMax(fl_.live, 1), &nw));
+  PetscCall(PetscMalloc1(PetscMax(fl_.live, 1), &nd));
   for (PetscInt p = 0; p < fl_.npairs; p++) {
     DemPolyFL *L = &fl_.pair[p];
     if (L->start < 0) continue;
-    PetscCall(PetscArraycpy(nw + 3 * n, fl_.rec + 3 * L->start, 3 * L->len));
+    PetscCall(PetscArraycpy(nw + 4 * n, fl_.rec + 4 * L->start, 4 * L->len));
+    PetscCall(PetscArraycpy(nd + n, fl_.recd + L->start, L->len));
     L->start = n;
     n += L->len;
   }
   PetscCall(PetscFree(fl_.rec));
-  fl_.rec = nw, fl_.nrec = n, fl_.caprec = PetscMax(fl_.live, 1);
+  PetscCall(PetscFree(fl_.recd));
+  fl_.rec = nw, fl_.recd = nd, fl_.nrec = n, fl_.caprec = PetscMax(fl_.live, 1);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -747,6 +868,9 @@ typedef struct {
 } DemPolySorted;
 static DemPolySorted srt_[5]; /* faces of A, faces of B, edges of A, edges of B, vertices of B */
 static PetscInt     *match_, capmatch_;
+static PetscReal    *matchd_; /* [capmatch_] the distance of each match, by candidate position */
+static PetscReal    *nearkey_; /* [capnear_] scratch: distances of one list's records */
+static PetscInt     *nearidx_, capnear_; /* [capnear_] scratch: record indices of one list */
 
 static PetscErrorCode DemPolySortedReserve(DemPolySorted *S, PetscInt n)
 {
@@ -760,8 +884,10 @@ static PetscErrorCode DemPolySortedReserve(DemPolySorted *S, PetscInt n)
   }
   if (n > capmatch_) {
     PetscCall(PetscFree(match_));
+    PetscCall(PetscFree(matchd_));
     capmatch_ = PetscMax(n, 2 * capmatch_);
     PetscCall(PetscMalloc1(capmatch_, &match_));
+    PetscCall(PetscMalloc1(capmatch_, &matchd_));
   }
   S->n = n;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -814,7 +940,7 @@ static PetscErrorCode DemPolyFLPushMatches(PetscInt kind, PetscInt i, const Pets
 {
   PetscFunctionBegin;
   PetscCall(PetscSortInt(nm, match_));
-  for (PetscInt k = 0; k < nm; k++) PetscCall(DemPolyFLPush(kind, i, cand[match_[k]]));
+  for (PetscInt k = 0; k < nm; k++) PetscCall(DemPolyFLPush(kind, i, cand[match_[k]], matchd_[match_[k]]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -853,8 +979,10 @@ static PetscErrorCode DemPolyFLBuild(DemPolyBody *A, DemPolyBody *B, const Petsc
         PetscReal        c[3], fr = Q->s * Q->g->fr[t] + lim;
         for (int j = 0; j < 3; j++) c[j] = p[j] - Q->fc[3 * t + j];
         if (Dot3(c, c) >= fr * fr) continue;
-        if (DemPolyPointTriDist2(p, Q->v + 3 * f[0], Q->v + 3 * f[1], Q->v + 3 * f[2]) >= lim2) continue;
-        match_[nm++] = S->pos[k];
+        PetscReal        d2 = DemPolyPointTriDist2(p, Q->v + 3 * f[0], Q->v + 3 * f[1], Q->v + 3 * f[2]);
+        if (d2 >= lim2) continue;
+        matchd_[S->pos[k]] = PetscSqrtReal(d2);
+        match_[nm++]       = S->pos[k];
       }
       PetscCall(DemPolyFLPushMatches(side ? DEM_FL_FV : DEM_FL_VF, i, Q->cf, nm));
     }
@@ -869,8 +997,10 @@ static PetscErrorCode DemPolyFLBuild(DemPolyBody *A, DemPolyBody *B, const Petsc
         PetscReal c[3], l = A->em[4 * e + 3] + B->em[4 * f + 3] + lim;
         for (int j = 0; j < 3; j++) c[j] = A->em[4 * e + j] - B->em[4 * f + j];
         if (Dot3(c, c) >= l * l) continue;
-        if (DemPolySegSegDist2(A->v + 3 * ga->ev[2 * e], A->v + 3 * ga->ev[2 * e + 1], B->v + 3 * gb->ev[2 * f], B->v + 3 * gb->ev[2 * f + 1]) >= lim2) continue;
-        match_[nm++] = S->pos[k];
+        PetscReal d2 = DemPolySegSegDist2(A->v + 3 * ga->ev[2 * e], A->v + 3 * ga->ev[2 * e + 1], B->v + 3 * gb->ev[2 * f], B->v + 3 * gb->ev[2 * f + 1]);
+        if (d2 >= lim2) continue;
+        matchd_[S->pos[k]] = PetscSqrtReal(d2);
+        match_[nm++]       = S->pos[k];
       }
       PetscCall(DemPolyFLPushMatches(DEM_FL_EE, e, B->ce, nm));
     }
@@ -887,8 +1017,10 @@ static PetscErrorCode DemPolyFLBuild(DemPolyBody *A, DemPolyBody *B, const Petsc
         PetscReal c[3], l = Q->em[4 * e + 3] + lim;
         for (int j = 0; j < 3; j++) c[j] = p[j] - Q->em[4 * e + j];
         if (Dot3(c, c) >= l * l * (1 + 1e-9)) continue; /* outside the edge's inflated bounding sphere */
-        if (DemPolyPointSegDist2(p, Q->v + 3 * Q->g->ev[2 * e], Q->v + 3 * Q->g->ev[2 * e + 1]) >= lim2) continue;
-        match_[nm++] = S->pos[k];
+        PetscReal d2 = DemPolyPointSegDist2(p, Q->v + 3 * Q->g->ev[2 * e], Q->v + 3 * Q->g->ev[2 * e + 1]);
+        if (d2 >= lim2) continue;
+        matchd_[S->pos[k]] = PetscSqrtReal(d2);
+        match_[nm++]       = S->pos[k];
       }
       PetscCall(DemPolyFLPushMatches(side ? DEM_FL_EV : DEM_FL_VE, i, Q->ce, nm));
     }
@@ -903,13 +1035,27 @@ static PetscErrorCode DemPolyFLBuild(DemPolyBody *A, DemPolyBody *B, const Petsc
         const PetscReal *q = B->v + 3 * B->cv[S->pos[k]];
         PetscReal        g[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
         if (Dot3(g, g) >= lim2) continue;
-        match_[nm++] = S->pos[k];
+        matchd_[S->pos[k]] = PetscSqrtReal(Dot3(g, g));
+        match_[nm++]       = S->pos[k];
       }
       PetscCall(DemPolyFLPushMatches(DEM_FL_VV, A->cv[ii], B->cv, nm));
     }
   }
   L->len = fl_.nrec - L->start;
   fl_.live += L->len;
+  { /* the records by distance (DemPolyFLEval takes the near ones first) */
+    PetscReal *key;
+    PetscInt  *idx;
+    if (L->len > capnear_) {
+      PetscCall(PetscFree2(nearkey_, nearidx_));
+      capnear_ = PetscMax(L->len, 2 * capnear_);
+      PetscCall(PetscMalloc2(capnear_, &nearkey_, capnear_, &nearidx_));
+    }
+    key = nearkey_, idx = nearidx_;
+    for (PetscInt k = 0; k < L->len; k++) key[k] = fl_.recd[L->start + k], idx[k] = k;
+    PetscCall(PetscSortRealWithArrayInt(L->len, key, idx));
+    for (PetscInt k = 0; k < L->len; k++) fl_.rec[4 * (L->start + k) + 3] = idx[k];
+  }
   L->ga = ga, L->gb = gb, L->r[0] = A->r, L->r[1] = B->r, L->reach = reach, L->margin = margin;
   for (int j = 0; j < 3; j++) L->x[j] = A->x[j], L->x[3 + j] = B->x[j];
   for (int j = 0; j < 4; j++) L->q[j] = qa[j], L->q[4 + j] = qb[j];
@@ -931,13 +1077,30 @@ static inline PetscReal DemPolyFLMotion(const PetscReal x0[3], const PetscReal q
 /* the contacts of the listed feature pairs; vertices and normals carried to the world on demand */
 static PetscErrorCode DemPolyFLEval(DemPolyBody *A, DemPolyBody *B, const DemPolyFL *L, PetscInt a, PetscInt b, PetscReal skin, PetscReal lower, DemPolyOut *out)
 {
-  const PetscInt *r = fl_.rec + 3 * L->start;
+  const PetscInt  *r = fl_.rec + 4 * L->start;
+  const PetscReal *rd = fl_.recd + L->start;
+  /* a pair of features whose distance at the build exceeds skin + the motion since then cannot
+     make a contact now (a contact's |gap| is the distance of its two features: point-triangle,
+     segment-segment, point-segment or point-point, and that distance changes by at most the
+     motion of the two surfaces); padded for round-off */
+  const PetscReal far   = (skin + L->moved) * (1 + 1e-9) + 1e-12 * (A->r + B->r);
+  PetscInt        nnear = 0;
 
   PetscFunctionBegin;
+  PetscCheck(-lower <= skin, PETSC_COMM_SELF, PETSC_ERR_PLIB, "feature lists need lower >= -skin");
+  /* the records within far: a prefix of the list's order by distance, taken in list order (the
+     order of the all-pairs loops: the contacts and the hierarchy marks are those of the full list) */
+  if (L->len > capnear_) {
+    PetscCall(PetscFree2(nearkey_, nearidx_));
+    capnear_ = PetscMax(L->len, 2 * capnear_);
+    PetscCall(PetscMalloc2(capnear_, &nearkey_, capnear_, &nearidx_));
+  }
+  while (nnear < L->len && rd[r[4 * nnear + 3]] <= far) nearidx_[nnear] = r[4 * nnear + 3], nnear++;
+  PetscCall(PetscSortInt(nnear, nearidx_));
   scratch_.nvf = 0;
-  for (PetscInt k = 0; k < L->len; k++) {
-    PetscInt i = r[3 * k + 1], j = r[3 * k + 2];
-    switch (r[3 * k]) {
+  for (PetscInt kk = 0; kk < nnear; kk++) {
+    PetscInt k = nearidx_[kk], i = r[4 * k + 1], j = r[4 * k + 2];
+    switch (r[4 * k]) {
     case DEM_FL_VF:
       PetscCall(DemPolyEvalVF(A, B, i, j, a, b, PETSC_FALSE, skin, lower, out));
       break;
@@ -994,6 +1157,7 @@ static PetscErrorCode DemPolyFLGet(DemSim sim, PetscInt p, DemPolyBody *A, DemPo
   if (DemPolyFLValid(L, A->g, B->g, A->r, B->r, A->x, qa, B->x, qb, reach)) {
     fl_.nreuse++;
     A->lazy = B->lazy = PETSC_TRUE;
+    L->moved = DemPolyFLMotion(L->x, L->q, A->x, qa, A->r) + DemPolyFLMotion(L->x + 3, L->q + 4, B->x, qb, B->r);
     *Lout = L;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -1011,6 +1175,7 @@ static PetscErrorCode DemPolyFLGet(DemSim sim, PetscInt p, DemPolyBody *A, DemPo
   }
   PetscCall(DemPolyFLCompact());
   PetscCall(DemPolyFLBuild(A, B, qa, qb, reach, margin, L));
+  L->moved = 0;
   /* DemPolyCandidates carried every vertex and normal to the world: A and B stay not lazy */
   *Lout = L;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1043,6 +1208,7 @@ PetscErrorCode DemCollide_PolyhedronPolyhedron(DemShapeKind ka, DemShapeKind kb,
     const PetscInt a = pb->a[k], b = pb->b[k];
     DemPolyBody    A, B;
     PetscReal      d[3], rs = bs->radius[a] + bs->radius[b] + skin, lowA, lowB;
+    PetscInt       c0;
     for (int j = 0; j < 3; j++) d[j] = pb->state->x[3 * a + j] - pb->state->x[3 * b + j] - (pb->shift ? pb->shift[3 * k + j] : 0);
     if (Dot3(d, d) >= rs * rs) continue; /* first level: inflated bounding spheres */
     if (pb->pair && skin > 0 && fl_.enabled) { /* running: feature-level Verlet lists */
@@ -1063,7 +1229,9 @@ PetscErrorCode DemCollide_PolyhedronPolyhedron(DemShapeKind ka, DemShapeKind kb,
         PetscCall(DemPolyBodySet(sim, pb, b, pb->shift ? pb->shift + 3 * k : NULL, 1, &B));
         po.pair = pb->pair[k];
         PetscCall(DemPolyFLGet(sim, pb->pair[k], &A, &B, &pb->state->q[4 * a], &pb->state->q[4 * b], skin, &L));
+        c0 = out->n;
         PetscCall(DemPolyFLEval(&A, &B, L, a, b, skin, -skin, &po));
+        PetscCall(DemPolyInherit(&po, A.g, B.g, c0));
         continue;
       }
     }
@@ -1081,7 +1249,9 @@ PetscErrorCode DemCollide_PolyhedronPolyhedron(DemShapeKind ka, DemShapeKind kb,
       PetscCall(DemPolyOverlap(&B, &A, b, a, &po));
       continue;
     }
+    c0 = out->n;
     PetscCall(DemPolyPair(&A, &B, a, b, skin, lowA, lowB, &po));
+    PetscCall(DemPolyInherit(&po, A.g, B.g, c0));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1133,7 +1303,7 @@ static PetscErrorCode DemPolyFLPlaneBuild(const DemPolyBody *A, PetscReal h, con
   if (L->start >= 0) fl_.live -= L->len;
   L->start = fl_.nrec;
   for (PetscInt i = 0; i < g->nv; i++)
-    if (g->vsharp[i] && h + A->s * Dot3(g->v + 3 * i, nb) < lim) PetscCall(DemPolyFLPush(DEM_FL_PV, i, 0));
+    if (g->vsharp[i] && h + A->s * Dot3(g->v + 3 * i, nb) < lim) PetscCall(DemPolyFLPush(DEM_FL_PV, i, 0, 0));
   L->len = fl_.nrec - L->start;
   fl_.live += L->len;
   L->ga = g, L->gb = NULL, L->r[0] = A->r, L->r[1] = 0, L->reach = reach, L->margin = margin;
@@ -1186,7 +1356,7 @@ PetscErrorCode DemCollide_PolyhedronPlane(DemShapeKind ka, DemShapeKind kb, cons
         L = &fl_.pair[pb->pair[k]];
         if (!DemPolyFLPlaneValid(L, g, A.r, A.x, &q[4 * a], xb, &q[4 * b], skin)) PetscCall(DemPolyFLPlaneBuild(&A, h, nb, cut, &q[4 * a], xb, &q[4 * b], skin, L));
         else fl_.nreuse++;
-        for (PetscInt r = 0; r < L->len; r++) PetscCall(DemPolyPlaneCorner(&A, fl_.rec[3 * (L->start + r) + 1], h, nb, cut, xb, n, skin, low, a, b, &po));
+        for (PetscInt r = 0; r < L->len; r++) PetscCall(DemPolyPlaneCorner(&A, fl_.rec[4 * (L->start + r) + 1], h, nb, cut, xb, n, skin, low, a, b, &po));
       } else {
         for (PetscInt i = 0; i < g->nv; i++) PetscCall(DemPolyPlaneCorner(&A, i, h, nb, cut, xb, n, skin, low, a, b, &po));
       }

@@ -182,15 +182,18 @@ static void DemSQSupport2D(PetscReal a, PetscReal b, PetscReal n, PetscReal dx, 
     px = px / m;
     py = py / m;
     S  = PetscSqrtReal(px * px + py * py);
-  } else { /* the larger of the two is 1 and stays 1 under the powers (no pow() for it) */
+  } else { /* the larger of the two is 1 and stays 1 under the powers (no pow() for it); with
+              t = the smaller ratio and p = t^k, p^n = t^(n k) = t p since n k = 1 + k */
     if (px == m) {
+      const PetscReal t = py / m;
       px = 1;
-      py = PetscPowReal(py / m, k);
-      S  = PetscPowReal(1 + PetscPowReal(py, n), 1.0 / n);
+      py = PetscPowReal(t, k);
+      S  = PetscPowReal(1 + t * py, 1.0 / n);
     } else {
-      px = PetscPowReal(px / m, k);
+      const PetscReal t = px / m;
+      px = PetscPowReal(t, k);
       py = 1;
-      S  = PetscPowReal(PetscPowReal(px, n) + 1, 1.0 / n);
+      S  = PetscPowReal(t * px + 1, 1.0 / n);
     }
   }
   *x = a * px / S * (dx < 0 ? -1 : 1);

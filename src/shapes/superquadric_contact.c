@@ -354,20 +354,22 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
   res->stages     = 0;
 #pragma GCC unroll 3
   for (int j = 0; j < 3; j++) O[j] = 0.5 * (A->x[j] + B->x[j]);
-  /* solver frame: a's axes, origin O, unit L */
-  for (int i = 0; i < 2; i++) {
-    const PetscReal *RA = A->R, *RB = Bd[i]->R;
-    PetscReal        d[3] = {(Bd[i]->x[0] - O[0]) * iL, (Bd[i]->x[1] - O[1]) * iL, (Bd[i]->x[2] - O[2]) * iL};
-    S[i].g     = Bd[i]->g;
-    S[i].kap   = L / Bd[i]->s;
-    S[i].ident = i == 0 ? PETSC_TRUE : PETSC_FALSE;
+  /* solver frame: a's axes, origin O (the midpoint of the centres, so that c_a = -c_b), unit L */
+  {
+    const PetscReal *RA = A->R, *RB = B->R;
+    const PetscReal  d[3] = {0.5 * (B->x[0] - A->x[0]) * iL, 0.5 * (B->x[1] - A->x[1]) * iL, 0.5 * (B->x[2] - A->x[2]) * iL};
+    S[0].g     = A->g;
+    S[1].g     = B->g;
+    S[0].kap   = L / A->s;
+    S[1].kap   = L / B->s;
+    S[0].ident = PETSC_TRUE; /* a's own frame: no rotation */
+    S[1].ident = PETSC_FALSE;
 #pragma GCC unroll 3
-    for (int j = 0; j < 3; j++) S[i].c[j] = RA[j] * d[0] + RA[3 + j] * d[1] + RA[6 + j] * d[2];
-    if (i == 0) continue; /* a's own frame: no rotation */
+    for (int j = 0; j < 3; j++) S[1].c[j] = RA[j] * d[0] + RA[3 + j] * d[1] + RA[6 + j] * d[2], S[0].c[j] = -S[1].c[j];
 #pragma GCC unroll 3
     for (int r = 0; r < 3; r++)
 #pragma GCC unroll 3
-      for (int c = 0; c < 3; c++) S[i].R[3 * r + c] = RA[r] * RB[c] + RA[3 + r] * RB[3 + c] + RA[6 + r] * RB[6 + c];
+      for (int c = 0; c < 3; c++) S[1].R[3 * r + c] = RA[r] * RB[c] + RA[3 + r] * RB[3 + c] + RA[6 + r] * RB[6 + c];
   }
   if (warm && warm->valid) { /* the previous solution, carried with body a */
 #pragma GCC unroll 3
@@ -379,7 +381,7 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
     }
     Z[3] = warm->mu;
     ok   = DemSQNewton(S, Z, DEM_SQ_TOL, &res->iterations, &sys);
-    if (sys.rel < bestrel) bestrel = sys.rel, best[0] = Z[0], best[1] = Z[1], best[2] = Z[2], best[3] = Z[3];
+    if (!ok && sys.rel < bestrel) bestrel = sys.rel, best[0] = Z[0], best[1] = Z[1], best[2] = Z[2], best[3] = Z[3];
     warmline = ok && (warm->al[0] != 0 || warm->al[1] != 0) ? PETSC_TRUE : PETSC_FALSE;
   }
   if (!ok) { /* shape continuation, 002 steps 1-5 */

@@ -121,4 +121,26 @@ if len(res) == 2:
         dc.ok("MMDEM_ISA=generic: the run header says 'hot loops generic'")
     else:
         dc.not_ok("MMDEM_ISA=generic: the run header says 'hot loops generic'", hdr[:300])
+# The AVX-512 copy of the sphere contacts (hooke_fused.c, where the processor has AVX-512): its
+# pair filter must select the same touching pairs as the AVX2+FMA copy's scalar filter and its
+# 8-lane contact blocks round as the 4-lane ones, so the default run and MMDEM_ISA=avx2 give
+# bitwise the same bodies and thermo rows (wall_s aside).
+import subprocess
+hdr = subprocess.run([os.environ["MMDEM"], "check", yaml, "--set", "bodies.0.file=" + csvp], capture_output=True, text=True).stdout
+tag = "AVX-512 sphere contacts against MMDEM_ISA=avx2"
+if "AVX-512 sphere contacts" not in hdr:
+    dc.ok(tag + " # SKIP: the processor has no AVX-512 (or MMDEM_ISA is set)")
+elif "default" in res:
+    out = os.path.join(tmp, "isa-avx2")
+    os.environ["MMDEM_ISA"] = "avx2"
+    okrun = dc.run(tag, yaml, out, [("bodies.0.file", csvp)])
+    os.environ.pop("MMDEM_ISA", None)
+    if okrun:
+        same = open(os.path.join(tmp, "isa-default", "bodies_final.csv")).read() == open(os.path.join(out, "bodies_final.csv")).read()
+        strip = lambda rs: [{k: v for k, v in r.items() if k != "wall_s"} for r in rs]
+        same_t = strip(res["default"][1]) == strip(dc.read_csv(os.path.join(out, "thermo.csv")))
+        if same and same_t:
+            dc.ok(tag + ": bodies_final.csv and thermo.csv bitwise the same")
+        else:
+            dc.not_ok(tag + ": bodies_final.csv and thermo.csv bitwise the same", "bodies %s, thermo %s" % (same, same_t))
 dc.finish()

@@ -6,8 +6,9 @@
 #   - what does not run on several ranks yet is refused with one message naming it: the
 #     integrators that are not MPI-correct (a plugin integrator that does not declare it:
 #     plugins/symplectic_euler.c; newmark runs: mpi_newmark, variational: mpi_variational),
-#     cd's compatibility post-solve (cd's pgs runs: mpi_pgs), fields (polyhedra run:
-#     mpi_poly);
+#     fields (polyhedra run: mpi_poly);
+#   - cd's compatibility post-solve (runs: mpi_cd_compat) with contact laws of different
+#     powers on the two ranks stops both with the serial message;
 #   - a bond whose bodies drift farther apart than the ghost range stops both ranks with one
 #     message naming the pair (loads, bonds and output.track run on several ranks: mpi_extras);
 #   - a run-time failure on rank 1 only (a NaN velocity injected into a body rank 1 owns,
@@ -56,7 +57,15 @@ expect "initial overlap" "overlap.yaml:[0-9]*:[0-9]*: bodies\[0\].list\[1\]: bod
 se="$(cd "$(dirname "$M")" && pwd)/plugins/symplectic_euler.so"
 printf 'plugins: [%s]\n' "$se" | cat base.yaml - > plugin.yaml
 expect "plugin integrator refused" "integrator symplectic_euler does not run on more than one MPI rank" run plugin.yaml --out o --set integrator.type=symplectic_euler
-expect "cd compatible refused" "integrator.compatible: compatible: true runs on one MPI rank (this run has 2)" run base.yaml --out o --set integrator.type=cd --set integrator.compatible=true
+# cd compatible (runs on several ranks: mpi_cd_compat): a hooke pair on rank 0 and a
+# hertz_mindlin pair on rank 1, p = 2 and 5/2 of 004 eq. (34), are found in one reduction
+sed -e 's/^  glass: {density: 2500}/  glass: {density: 2500}\n  steel: {density: 7800, youngs_modulus: 2.0e8, poisson_ratio: 0.3, restitution: 0.5}/' \
+    -e 's/^integrator: .*/integrator: {type: cd, dt: 1.0e-4, compatible: true}/' base.yaml > mix.yaml
+printf '  - {pair: [steel, steel], law: hertz_mindlin}\n' > law.txt
+sed -i '/law: hooke/r law.txt' mix.yaml
+printf '  - {shape: bead, material: %s, list: [{x: [%s, 0.005, 0.005], v: [0.01, 0, 0]}, {x: [%s, 0.005, 0.005], v: [-0.01, 0, 0]}]}\n' glass 0.004 0.00601 steel 0.014 0.01601 > pairs.txt
+sed -i -e '/^  - {shape: bead/d' -e '/^bodies:/r pairs.txt' mix.yaml
+expect "cd compatible, power laws mixed across the ranks" "the contact laws mix power laws p = 2.* and p = 2.5" run mix.yaml --out o --set "mpi.grid=[2,1,1]"
 printf 'fields:\n  drag: {c_fluid: 0.001}\n' | cat base.yaml - > fields.yaml
 expect "fields refused" "fields: not supported on more than one MPI rank" run fields.yaml --out o
 # a bond (a weak spring) between two beads flying apart at 2 m/s: once the partner is beyond the

@@ -1,6 +1,8 @@
 """000_c57329b1a40312e0.txt examples 3.5 and 3.6 (config/box_of_cubes.yaml,
 config/box_of_tetrapods.yaml): a box of polyhedra filled under gravity, the side walls removed,
-the pack collapses and comes to rest. Usage: poly_box.py NAME OUTDIR.
+the pack collapses and comes to rest. Usage: poly_box.py NAME OUTDIR (POLY_BOX_REUSE=1: check
+the finished run already in OUTDIR/NAME instead of running; POLY_BOX_TIMEOUT: the run's time
+limit in seconds, default 4 h).
 Writes OUTDIR/NAME/active_contacts.csv (time, body-body and body-wall active contacts: 000
 Fig. 26 and 29) and the PNG plots of `mmdem plot` (OUTDIR/NAME/plots/extra.png holds the two
 contact counts, contacts.png their sum).
@@ -47,7 +49,27 @@ else:
                     a, b, c = cur
                     vol += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) / 6
                     cur = []
-if dc.run("%s run" % name, yaml, out):
+
+
+def run_long(label, yaml, outdir):
+    """dc.run without its 600 s limit: these runs take tens of minutes to hours
+    (POLY_BOX_TIMEOUT seconds, default 4 h)"""
+    limit = float(os.environ.get("POLY_BOX_TIMEOUT", "14400"))
+    with open(outdir.rstrip("/") + ".log", "w") as fp:
+        try:
+            rc = subprocess.call([dc.MMDEM, "run", yaml, "--out", outdir, "--quiet"], stdout=fp, stderr=subprocess.STDOUT, timeout=limit)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            dc.not_ok(label, "cannot run %s: %s" % (dc.MMDEM, e))
+            return False
+    if rc != 0:
+        dc.not_ok(label, "mmdem run exited with status %d (log %s.log)" % (rc, outdir.rstrip("/")))
+        return False
+    return True
+
+
+# POLY_BOX_REUSE=1: check the run already in OUTDIR/NAME (e.g. a run continued from a checkpoint)
+reuse = os.environ.get("POLY_BOX_REUSE") == "1" and os.path.exists(os.path.join(out, "bodies_final.csv"))
+if reuse or run_long("%s run" % name, yaml, out):
     th = dc.read_csv(os.path.join(out, "thermo.csv"))
     with open(os.path.join(out, "active_contacts.csv"), "w") as fp:
         fp.write("time,body_body,body_wall\n")

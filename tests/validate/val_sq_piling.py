@@ -68,7 +68,44 @@ single-point contact). Run time: each superquadric heap 17-20 min of wall time o
 machine shared with ~8 others (load 12-26), each sphere heap 3-6 min: the default three seeds
 about 1-1.5 hours.
 
-Env: SQ_PILING_SEEDS ("11 12 13"), SQ_PILING_ONLY=superquadrics|spheres, KEEP=DIR keeps the runs
+Session 7 - the set-up against 002, item by item:
+- Table 4 (002's material and set-up values) is not in our text (only its caption), so
+  friction, restitution, stiffness and time step stay our choices above.
+- Contact point for torques: 002 applies the forces at the midway point X0; we apply them at the
+  middle of X_a X_b, which lies on the contact line through X0 along n. The normal force's torque
+  is the same for every point of that line ((r + t n) x n = r x n); the tangential force's
+  differs by t n x Ft with |t| < the overlap: not a cause of a 6 deg difference. The tangential
+  spring is turned into the current tangent plane every step keeping its length (friction.h).
+  The Hertz radius limit is 002's q = 10. No discrepancy with 002 found there.
+- Measurement: on the five heaps of each kind above, the straight line from the highest surface
+  point to the base layer's top at the plate's edge gives 24.9-26.7 deg (superquadrics) and
+  17.8-19.5 (spheres), the steepest 10 mm of the azimuthal profile 33.5-37.5 and 27.5-32.0: the
+  flank fit used here is already among the steepest readings; 002's 40 and 31 do not come
+  from a more lenient reading of our heaps.
+- The spheres use no superquadric code (sphere/sphere and sphere/mesh contacts) and are 3 deg
+  below 002's 31 as well: part of the gap is the set-up (Table 4's values, the inlet), not the
+  superquadric contact.
+- Heap size: SQ_PILING_LARGE=1 pours 002's 4680 bodies: plate radius 57 mm, funnel outlet
+  radius 18 mm at 90 mm (a wider outlet, so that the pour takes ~2 s instead of ~5 s), funnel
+  top radius 70 mm at 150 mm, domain top 0.33 m, gate opened at 0.35 s, end 3.5 s (1 s after
+  the stream stops). Its cost: the superquadric heap needs ~15 ms of CPU per step while all
+  4680 bodies touch in the funnel, ~45 min of CPU for 175000 steps.
+  Measured (seed 11, 2026-11-22, the machine at load 9-16): the heap's angle does not grow with
+  its size. Superquadrics, VTK frame at t = 1.5 s (pouring, 3482 bodies on the plate, 13 body
+  widths in radius against 9): flank fit 33.8 deg (octants 30-36), against 33.9 for the
+  1100-body heaps. Spheres, frame at 2.0 s (2582 on the plate): 27.3 deg (octants 25-29),
+  against 27.8. At rest: spheres at t = 3.5 s (2580 on the plate, kinetic / potential energy
+  6.9e-15): 27.3 deg (octants 25-29; 1100-body heaps 27.8 +- 0.7); superquadrics at t = 3.15 s
+  (the run's time limit; 3098 on the plate, kinetic / potential 4.7e-8, restarted from its
+  checkpoint to 3.5 s afterwards: the same 36.0 deg, kinetic / potential 1.8e-8, no failed
+  solve in 1.6e8): 36.0 deg (octants 34-38; 1100-body heaps 33.9 +- 0.2). One
+  seed each: the 002-sized superquadric heap is ~2 deg steeper than the small ones and the
+  difference to the spheres 8.7 deg (002: 9), but 36.0 is still 4.0 deg below 002's 40 and the
+  spheres 3.7 below 002's 31. CPU time: superquadrics 27 min for 157577 steps (nice 2-10, load
+  9-16: 97 min of wall time), spheres about 4.5 min for the first 83773 steps (its restart to
+  3.5 s not timed).
+
+Env: SQ_PILING_LARGE=1 (002's heap size, above), SQ_PILING_SEEDS ("11 12 13"), SQ_PILING_ONLY=superquadrics|spheres, KEEP=DIR keeps the runs
 (DIR/seedS/NAME), SQ_PILING_REUSE=1 evaluates runs kept there again; for sensitivity runs (the
 checks are meant for the defaults): SQ_PILING_N (bodies, 1100), SQ_PILING_T (end time, 2.2 s),
 SQ_PILING_MU (friction, 0.5), SQ_PILING_BLOCKINESS (n1 = n2, 4), SQ_PILING_R_PLATE (0.035 m).
@@ -88,19 +125,23 @@ sys.dont_write_bytecode = True
 import demcheck as dc
 
 tmp = sys.argv[1]
-NBODY = int(os.environ.get("SQ_PILING_N", "1100"))
-T_OPEN = 0.25
-T_END = float(os.environ.get("SQ_PILING_T", "2.2"))
+# SQ_PILING_LARGE=1: 002's heap size, 4680 poured bodies (see "002-sized heap" above): a plate and
+# funnel scaled by (4680/1100)^(1/3) = 1.62 and a wider outlet so that the pour takes ~2 s
+LARGE = os.environ.get("SQ_PILING_LARGE", "") not in ("", "0")
+NBODY = int(os.environ.get("SQ_PILING_N", "4680" if LARGE else "1100"))
+T_OPEN = 0.35 if LARGE else 0.25
+T_END = float(os.environ.get("SQ_PILING_T", "3.5" if LARGE else "2.2"))
 SEEDS = [int(s) for s in os.environ.get("SQ_PILING_SEEDS", "11 12 13").split()]   # independent heaps
 MU = float(os.environ.get("SQ_PILING_MU", "0.5"))   # friction coefficient (a sensitivity study; the check is for 0.5)
 H = 0.3                        # domain width; plate and funnel on its axis
 CX = CY = H / 2
-R_PLATE = float(os.environ.get("SQ_PILING_R_PLATE", "0.035"))
-Z_OUT, R_OUT, Z_TOP, R_TOP = 0.06, 0.012, 0.12, 0.045
+R_PLATE = float(os.environ.get("SQ_PILING_R_PLATE", "0.057" if LARGE else "0.035"))
+Z_OUT, R_OUT, Z_TOP, R_TOP = (0.09, 0.018, 0.15, 0.07) if LARGE else (0.06, 0.012, 0.12, 0.045)
+Z_HI = 0.33 if LARGE else 0.2  # the domain's top
 PROBE, GRID = 0.0025, 0.0005   # the surface envelope's probe radius and grid spacing
 
 YAML = """name: {name}
-domain: {{lo: [0, 0, -0.06], hi: [{H}, {H}, 0.2]}}
+domain: {{lo: [0, 0, -0.06], hi: [{H}, {H}, {zhi}]}}
 gravity: [0, 0, -9.81]
 materials:
   grain: {{density: 2500, youngs_modulus: 1.0e7, poisson_ratio: 0.3, restitution: 0.5, friction: {mu}}}
@@ -126,7 +167,7 @@ walls:
   - {{type: plane, point: [0, {H}, 0], normal: [0, -1, 0], material: grain}}
 integrator: {{type: verlet, dt: 2.0e-5}}
 run: {{end_time: {te}}}
-output: {{thermo_every: 2500, vtk_every: 0.1}}
+output: {{thermo_every: 2500, vtk_every: {vtk}}}
 """
 NBLOCK = float(os.environ.get("SQ_PILING_BLOCKINESS", "4"))   # n1 = n2 (a sensitivity study; the checks are for 002's 4)
 SQ = "{type: superquadric, half_axes: [0.002, 0.002, 0.001], blockiness: [%g, %g], curvature: mean}" % (NBLOCK, NBLOCK)
@@ -151,7 +192,7 @@ def fill(path, seed):
             m = int(rz / h) + 1
             for j in range(-m, m + 1):
                 for i in range(-m, m + 1):
-                    if k == NBODY or math.hypot(i * h, j * h) > rz - 0.003:
+                    if k == NBODY or math.hypot(i * h, j * h) > rz - (0.0045 if LARGE else 0.003):
                         continue
                     x = CX + i * h + rng.uniform(-3e-4, 3e-4)
                     y = CY + j * h + rng.uniform(-3e-4, 3e-4)
@@ -259,13 +300,13 @@ for seed in SEEDS:
         ztop = fill(csvp, seed)
         base(os.path.join(d, "base.csv"))
         tag = "piling, %s, seed %d" % (name, seed)
-        if ztop > 0.2 - 0.005:
+        if ztop > Z_HI - 0.005:
             dc.not_ok(tag, "%d bodies do not fit in the funnel and the domain" % NBODY)
             continue
         y = os.path.join(d, name + ".yaml")
         with open(y, "w") as f:
             f.write(YAML.format(name=name, mu=MU, H=H, shape=shape, csv=csvp, base=os.path.join(d, "base.csv"), rb=R_BASE, cx=CX, cy=CY, rp=R_PLATE, zo=Z_OUT, zg=Z_OUT - 0.002, rg=R_OUT + 0.003, hf=Z_TOP - Z_OUT,
-                                ro=R_OUT, rt=R_TOP, to=T_OPEN, te=T_END))
+                                ro=R_OUT, rt=R_TOP, to=T_OPEN, te=T_END, zhi=Z_HI, vtk=0.5 if LARGE else 0.1))
         out = os.path.join(d, name)
         log = os.path.join(d, name + ".log")
         if os.environ.get("SQ_PILING_REUSE") and os.path.exists(os.path.join(out, "bodies_final.csv")):
@@ -302,6 +343,7 @@ if "superquadrics" in angles:
 if len(angles) == 2:
     (ms, _, ses), (mp, _, sep) = stats(angles["superquadrics"]), stats(angles["spheres"])
     e = math.sqrt(ses ** 2 + sep ** 2) if len(angles["superquadrics"]) > 1 and len(angles["spheres"]) > 1 else 0.0
+    short = 2 * e - (ms - mp)   # NaN (a heap not measured) must fail, not pass through max()
     dc.check("piling: superquadric heaps steeper than volume-equivalent spheres' (002: 40 vs 31 deg), by more than twice the standard error",
-             max(0.0, 2 * e - (ms - mp)), 0, "%.1f vs %.1f deg, difference %.1f, its standard error %.1f" % (ms, mp, ms - mp, e))
+             max(0.0, short) if short == short else float("nan"), 0, "%.1f vs %.1f deg, difference %.1f, its standard error %.1f" % (ms, mp, ms - mp, e))
 dc.finish()

@@ -10,8 +10,9 @@
 # kept there again; SQ_PILING_SEEDS ("11 12 13") chooses the heaps; SQ_PILING_ONLY=
 # superquadrics|spheres runs one of the two; SQ_PILING_N (bodies, 1100), SQ_PILING_T (end time,
 # 2.2 s), SQ_PILING_MU (friction, 0.5), SQ_PILING_BLOCKINESS (n1 = n2, 4) and SQ_PILING_R_PLATE
-# (0.035 m) are for sensitivity runs (the checks are meant for the defaults). Checks in
-# val_sq_piling.py.
+# (0.035 m) are for sensitivity runs (the checks are meant for the defaults); SQ_PILING_LARGE=1
+# pours 002's 4680 bodies onto a larger plate (about 45 min of CPU per superquadric heap). Checks
+# in val_sq_piling.py.
 set -u
 cd "$(dirname "$0")/../.."
 : "${MMDEM:=build/mmdem}" "${PY:=/usr/bin/python3}"
