@@ -190,7 +190,7 @@ static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemConta
 */
 #define DEM_VB 16
 
-static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, DemFusedSums *sum)
+static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, DemFusedSums *sum)
 {
   const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
   const int       has_gt = hk->has_gamma_t ? 1 : 0, kt_pos = kt > 0;
@@ -238,9 +238,14 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemCo
       const PetscReal q0 = sa * wa0[j] + sb * wb0[j], q1 = sa * wa1[j] + sb * wb1[j], q2 = sa * wa2[j] + sb * wb2[j];
       const PetscReal vr0 = u0[j] - (q1 * n2 - q2 * n1), vr1 = u1[j] - (q2 * n0 - q0 * n2), vr2 = u2[j] - (q0 * n1 - q1 * n0);
       const PetscReal minv = 1.0 / (imab[j] > 0 ? imab[j] : 1.0), m = imab[j] > 0 ? minv : PETSC_MAX_REAL;
-      const PetscReal gn = from_e ? z2 * PetscSqrtReal(kn / m) : gnc, gt = has_gt ? gtc : 0.5 * gn; /* from_e: a compile-time constant */
-      const PetscReal cn = m * gn, ct = m * gt, delta = -gap;
-      const PetscReal vn = vr0 * n0 + vr1 * n1 + vr2 * n2, fn = kn * delta - cn * vn;
+      const PetscReal gn0 = from_e ? z2 * PetscSqrtReal(kn / m) : gnc, gt0 = has_gt ? gtc : 0.5 * gn0; /* from_e: a compile-time constant */
+      const PetscReal delta = -gap;
+      /* law `hertz` (hertz a compile-time constant): springs and dashpots times
+         p = sqrt(delta r_eff), as hooke.h */
+      const PetscReal p = hertz ? PetscSqrtReal(delta * (rA[j] * rB[j] / (rA[j] + rB[j]))) : 1.0;
+      const PetscReal kne = hertz ? kn * p : kn, kte = hertz ? kt * p : kt, gn = hertz ? gn0 * p : gn0, gt = hertz ? gt0 * p : gt0;
+      const PetscReal cn = m * gn, ct = m * gt;
+      const PetscReal vn = vr0 * n0 + vr1 * n1 + vr2 * n2, fn = kne * delta - cn * vn;
       /* friction.h: the spring rotated into the tangent plane, keeping its magnitude */
       const PetscReal s2 = h0[j] * h0[j] + h1[j] * h1[j] + h2[j] * h2[j], sn = h0[j] * n0 + h1[j] * n1 + h2[j] * n2;
       const PetscReal p0 = h0[j] - sn * n0, p1 = h1[j] - sn * n1, p2 = h2[j] - sn * n2, sr2 = p0 * p0 + p1 * p1 + p2 * p2;
@@ -248,15 +253,15 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemCo
       const PetscReal so0 = s2 > 0 ? p0 * rr : 0.0, so1 = s2 > 0 ? p1 * rr : 0.0, so2 = s2 > 0 ? p2 * rr : 0.0;
       const PetscReal vt0 = vr0 - vn * n0, vt1 = vr1 - vn * n1, vt2 = vr2 - vn * n2;
       const PetscReal st0 = so0 + vt0 * dt, st1 = so1 + vt1 * dt, st2 = so2 + vt2 * dt;
-      const PetscReal fv0 = -kt * st0 - ct * vt0, fv1 = -kt * st1 - ct * vt1, fv2 = -kt * st2 - ct * vt2;
+      const PetscReal fv0 = -kte * st0 - ct * vt0, fv1 = -kte * st1 - ct * vt1, fv2 = -kte * st2 - ct * vt2;
       const PetscReal f2 = fv0 * fv0 + fv1 * fv1 + fv2 * fv2, mu = h3[j] > 0.5 ? mu_d : mu_s, flim = mu * (fn > 0 ? fn : 0.0);
       const int       atl = f2 > flim * flim;
       const PetscReal cl = flim / PetscSqrtReal(f2 > 0 ? f2 : 1.0), c = atl ? (flim > 0 ? cl : 0.0) : 1.0;
       const PetscReal ft0 = atl ? c * fv0 : fv0, ft1 = atl ? c * fv1 : fv1, ft2 = atl ? c * fv2 : fv2;
       const PetscReal cs = atl ? (kt_pos ? c : 0.0) : 1.0;
       const PetscReal s0 = cs * st0, s1 = cs * st1, s2n = cs * st2;
-      const PetscReal es = atl ? 0.5 * kt * ((so0 + s0) * (st0 - s0) + (so1 + s1) * (st1 - s1) + (so2 + s2n) * (st2 - s2n)) : 0.0;
-      const PetscReal fdt0 = atl ? ft0 + kt * s0 : -ct * vt0, fdt1 = atl ? ft1 + kt * s1 : -ct * vt1, fdt2 = atl ? ft2 + kt * s2n : -ct * vt2;
+      const PetscReal es = atl ? 0.5 * kte * ((so0 + s0) * (st0 - s0) + (so1 + s1) * (st1 - s1) + (so2 + s2n) * (st2 - s2n)) : 0.0;
+      const PetscReal fdt0 = atl ? ft0 + kte * s0 : -ct * vt0, fdt1 = atl ? ft1 + kte * s1 : -ct * vt1, fdt2 = atl ? ft2 + kte * s2n : -ct * vt2;
       const PetscReal dd0 = -cn * vn * n0 + fdt0, dd1 = -cn * vn * n1 + fdt1, dd2 = -cn * vn * n2 + fdt2;
       F0[j] = fn * n0 + ft0, F1[j] = fn * n1 + ft1, F2[j] = fn * n2 + ft2;
       C0[j] = n1 * ft2 - n2 * ft1, C1[j] = n2 * ft0 - n0 * ft2, C2[j] = n0 * ft1 - n1 * ft0;
@@ -264,7 +269,7 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemCo
       E0[j] = n1 * dd2 - n2 * dd1, E1[j] = n2 * dd0 - n0 * dd2, E2[j] = n0 * dd1 - n1 * dd0;
       SA[j] = sa, SB[j] = sb;
       h0[j] = s0, h1[j] = s1, h2[j] = s2n, h3[j] = atl ? 1.0 : 0.0;
-      EN[j] = withpe ? 0.5 * kn * delta * delta + 0.5 * kt * (s0 * s0 + s1 * s1 + s2n * s2n) : 0.0;
+      EN[j] = withpe ? (hertz ? 0.4 : 0.5) * kne * delta * delta + 0.5 * kte * (s0 * s0 + s1 * s1 + s2n * s2n) : 0.0;
       ES[j] = es;
     }
     /* (3) scatter, in the order of the pairs */
@@ -331,16 +336,31 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(
      `hertz` takes the general variants (with its scaling compiled in) */
   if (hertz) {
 #define DEM_HERTZ_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 1, sum)
-    if (commit && withfd) {
-      DEM_HERTZ_SS(nt0, touch, 1, 0, 1, 0, 1);
-      if (nt > nt0) DEM_HERTZ_SS(nt - nt0, touch + nt0, 1, 1, 1, 0, 1);
+#define DEM_HERTZ_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, 1, sum)
+    if (commit && withfd) { /* the blocked loop, as hooke's below */
+      if (hk->from_e) {
+        if (withpe) DEM_HERTZ_SSV(nt0, touch, 0, 1, 1);
+        else DEM_HERTZ_SSV(nt0, touch, 0, 0, 1);
+        if (nt > nt0) {
+          if (withpe) DEM_HERTZ_SSV(nt - nt0, touch + nt0, 1, 1, 1);
+          else DEM_HERTZ_SSV(nt - nt0, touch + nt0, 1, 0, 1);
+        }
+      } else {
+        if (withpe) DEM_HERTZ_SSV(nt0, touch, 0, 1, 0);
+        else DEM_HERTZ_SSV(nt0, touch, 0, 0, 0);
+        if (nt > nt0) {
+          if (withpe) DEM_HERTZ_SSV(nt - nt0, touch + nt0, 1, 1, 0);
+          else DEM_HERTZ_SSV(nt - nt0, touch + nt0, 1, 0, 0);
+        }
+      }
     } else {
       DEM_HERTZ_SS(nt0, touch, commit, 0, withfd, 1, 1);
       if (nt > nt0) DEM_HERTZ_SS(nt - nt0, touch + nt0, commit, 1, withfd, 1, 1);
     }
 #undef DEM_HERTZ_SS
+#undef DEM_HERTZ_SSV
   } else if (commit && withfd) {
-#define DEM_HOOKE_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, sum)
+#define DEM_HOOKE_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, 0, sum)
     /* the variants: periodic pairs or not, stored energy wanted or not, gamma_n from the
        restitution or given */
     if (hk->from_e) {

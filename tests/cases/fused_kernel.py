@@ -59,6 +59,12 @@ E0 = energy(rows)
 # (name, bodies, initial energy, fewest contacts expected at some thermo row, --set)
 variants = [("gamma_n", csvp, E0, 15, []),
             ("restitution", csvp, E0, 15, [("contact.0.params", "{kn: 2.0e3, restitution: 0.5, mu: 0.4}")]),
+            # law hertz through the blocked contact loop (about hooke's stiffness and damping at
+            # an overlap of 2 % of r: p = sqrt(delta r*) ~ 1e-4 m). Its e_balance is not checked:
+            # the tangential spring kt p stiffens with the overlap, so its stored energy is not a
+            # potential and e_balance drifts by the law itself (3.4e-3 of E0 here at dt 2e-6 and
+            # 3.8e-3 at 1e-6, in the generic pipeline too; 9e-6 with mu = 0)
+            ("hertz", csvp, E0, 15, [("contact.0.law", "hertz"), ("contact.0.params", "{kn: 2.0e7, gamma_n: 4.0e6, mu: 0.4}")]),
             # VTK frames with the contact network: those steps take the generic pipeline in
             # the fused run too, so the fused kernel must notice the gap in its history record
             ("VTK contact frames", csvp, E0, 15, [("output.vtk_every", "7.0e-4"), ("output.contacts", "true")])]
@@ -90,7 +96,8 @@ for name, bodies, E0, mincontacts, extra in variants:
     dc.check(tag + ": pe_contact, dissipated, e_balance per thermo row / E0", de, 1e-9,
              "up to %d contacts, dissipated %.2f of E0" % (contacts, tf[-1]["dissipated"] / E0))
     eb = max(abs(r["e_balance"] - tf[0]["e_balance"]) for r in tf) / E0
-    dc.check(tag + ": fused run's bookkeeping, max |e_balance(t) - e_balance(0)| / E0", eb, 1e-3)
+    if name != "hertz":
+        dc.check(tag + ": fused run's bookkeeping, max |e_balance(t) - e_balance(0)| / E0", eb, 1e-3)
     if contacts < mincontacts or tf[-1]["dissipated"] < 0.1 * E0:
         dc.not_ok(tag + ": the run exercises contacts", "only %d contacts, dissipated %.3g of E0" % (contacts, tf[-1]["dissipated"] / E0))
 # The hot loops' two compiled copies (src/core/dem_isa.h): the default run (AVX2+FMA where the
