@@ -295,6 +295,30 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemCo
   sum->nc += nt;
 }
 
+/* the blocked loop's variants for the touching pairs [0, nt0) without and [nt0, nt) with an
+   image shift: stored energy wanted or not (withpe), gamma_n from the restitution or given,
+   law hertz or hooke (hertz, a constant at each call) */
+static inline __attribute__((always_inline)) void DemHookeFusedSSVecVariants(const DemContactLaw_Hooke *hk, PetscInt nt0, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, int withpe, const int hertz, DemFusedSums *sum)
+{
+#define DEM_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, hertz, sum)
+  if (hk->from_e) {
+    if (withpe) DEM_SSV(nt0, touch, 0, 1, 1);
+    else DEM_SSV(nt0, touch, 0, 0, 1);
+    if (nt > nt0) {
+      if (withpe) DEM_SSV(nt - nt0, touch + nt0, 1, 1, 1);
+      else DEM_SSV(nt - nt0, touch + nt0, 1, 0, 1);
+    }
+  } else {
+    if (withpe) DEM_SSV(nt0, touch, 0, 1, 0);
+    else DEM_SSV(nt0, touch, 0, 0, 0);
+    if (nt > nt0) {
+      if (withpe) DEM_SSV(nt - nt0, touch + nt0, 1, 1, 0);
+      else DEM_SSV(nt - nt0, touch + nt0, 1, 0, 0);
+    }
+  }
+#undef DEM_SSV
+}
+
 /*
   One sphere/sphere batch: the filter, then the contacts, in the variant of the flags (each
   specialised at compile time). Compiled twice (dem_isa.h): for the baseline x86-64 and, called
@@ -332,53 +356,15 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(
 #define DEM_HOOKE_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 0, sum)
   /* explicit steps commit and want fd (verlet), and book dissipation from fd and td, not
      from the power column: those variants are specialised and skip the power, and the stored
-     energy too on steps whose pe_contact no output reads (withpe 0); the rest not. Law
-     `hertz` takes the general variants (with its scaling compiled in) */
-  if (hertz) {
+     energy too on steps whose pe_contact no output reads (withpe 0); the rest not */
+  if (commit && withfd) { /* the blocked loop, with law hertz's scaling compiled in or not */
+    if (hertz) DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 1, sum);
+    else DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 0, sum);
+  } else if (hertz) {
 #define DEM_HERTZ_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 1, sum)
-#define DEM_HERTZ_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, 1, sum)
-    if (commit && withfd) { /* the blocked loop, as hooke's below */
-      if (hk->from_e) {
-        if (withpe) DEM_HERTZ_SSV(nt0, touch, 0, 1, 1);
-        else DEM_HERTZ_SSV(nt0, touch, 0, 0, 1);
-        if (nt > nt0) {
-          if (withpe) DEM_HERTZ_SSV(nt - nt0, touch + nt0, 1, 1, 1);
-          else DEM_HERTZ_SSV(nt - nt0, touch + nt0, 1, 0, 1);
-        }
-      } else {
-        if (withpe) DEM_HERTZ_SSV(nt0, touch, 0, 1, 0);
-        else DEM_HERTZ_SSV(nt0, touch, 0, 0, 0);
-        if (nt > nt0) {
-          if (withpe) DEM_HERTZ_SSV(nt - nt0, touch + nt0, 1, 1, 0);
-          else DEM_HERTZ_SSV(nt - nt0, touch + nt0, 1, 0, 0);
-        }
-      }
-    } else {
-      DEM_HERTZ_SS(nt0, touch, commit, 0, withfd, 1, 1);
-      if (nt > nt0) DEM_HERTZ_SS(nt - nt0, touch + nt0, commit, 1, withfd, 1, 1);
-    }
+    DEM_HERTZ_SS(nt0, touch, commit, 0, withfd, 1, 1);
+    if (nt > nt0) DEM_HERTZ_SS(nt - nt0, touch + nt0, commit, 1, withfd, 1, 1);
 #undef DEM_HERTZ_SS
-#undef DEM_HERTZ_SSV
-  } else if (commit && withfd) {
-#define DEM_HOOKE_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, 0, sum)
-    /* the variants: periodic pairs or not, stored energy wanted or not, gamma_n from the
-       restitution or given */
-    if (hk->from_e) {
-      if (withpe) DEM_HOOKE_SSV(nt0, touch, 0, 1, 1);
-      else DEM_HOOKE_SSV(nt0, touch, 0, 0, 1);
-      if (nt > nt0) {
-        if (withpe) DEM_HOOKE_SSV(nt - nt0, touch + nt0, 1, 1, 1);
-        else DEM_HOOKE_SSV(nt - nt0, touch + nt0, 1, 0, 1);
-      }
-    } else {
-      if (withpe) DEM_HOOKE_SSV(nt0, touch, 0, 1, 0);
-      else DEM_HOOKE_SSV(nt0, touch, 0, 0, 0);
-      if (nt > nt0) {
-        if (withpe) DEM_HOOKE_SSV(nt - nt0, touch + nt0, 1, 1, 0);
-        else DEM_HOOKE_SSV(nt - nt0, touch + nt0, 1, 0, 0);
-      }
-    }
-#undef DEM_HOOKE_SSV
   } else {
     DEM_HOOKE_SS(nt0, touch, commit, 0, withfd, 1, 1);
     if (nt > nt0) DEM_HOOKE_SS(nt - nt0, touch + nt0, commit, 1, withfd, 1, 1);
