@@ -99,3 +99,34 @@ def compare(name, d1, d2, L, periodic, tol, n):
     else:
         dc.not_ok(name + ": contact counts", "differ at steps %s (or no contact at all)" % bad[:10])
     dc.check(name + ": energies 1 vs 2 ranks", de, tol, "largest relative difference of ke, pe_contact, dissipated, e_balance over %d rows" % len(t1))
+
+
+def cross_rank_contacts(tag, d1, bodies_csv, log2, L, N, end):
+    """check `tag: contacts across ranks`: contacts of the 1-rank run's (d1) last VTK frame
+    between bodies (gid < N, positions from bodies_csv) that the 2-rank run's final cut planes
+    along x (its decomp verbose line, in log2) put on different ranks"""
+    import glob
+    import vtk
+    cuts = None
+    for l in log2.splitlines():
+        if "cut planes x:" in l:
+            cuts = [float(c) for c in l.split("cut planes x:")[1].split("y:")[0].split()]
+    frames = sorted(glob.glob(d1 + "/vtk/contacts_*.vtp"))
+    if not cuts or len(cuts) != 3 or not frames:
+        dc.not_ok(tag + ": contacts across ranks", "no cut planes (%s) or contact frame" % cuts)
+        return
+    r = vtk.vtkXMLPolyDataReader()
+    r.SetFileName(frames[-1])
+    r.Update()
+    cd = r.GetOutput().GetCellData()
+    a, b = cd.GetArray("a"), cd.GetArray("b")
+    bb = bodies(bodies_csv)
+
+    def rank(i):
+        return 0 if bb[i]["x"] % L[0] < cuts[1] else 1
+    pairs = [(int(a.GetTuple1(k)), int(b.GetTuple1(k))) for k in range(cd.GetNumberOfTuples())]
+    cross = [p for p in pairs if p[0] < N and p[1] < N and rank(p[0]) != rank(p[1])]
+    if cross:
+        dc.ok(tag + ": contacts across ranks", "%d of the %d contacts at t = %g s join bodies of different ranks" % (len(cross), len(pairs), end))
+    else:
+        dc.not_ok(tag + ": contacts across ranks", "none of the %d contacts at t = %g s" % (len(pairs), end))

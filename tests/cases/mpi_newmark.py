@@ -35,7 +35,6 @@ tolerance's accumulation over the run (360 steps x 1e-12 r_min = 4e-13 m, 1e-11 
    (within 1e-12 m, m/s; measured bitwise).
 Run as `mpi_newmark.py TMP`.
 """
-import glob
 import os
 import shutil
 import sys
@@ -56,35 +55,6 @@ base = ["--quiet", "--set", "run.end_time=%g" % END, "--set", "output.vtk_every=
         "--set", "output.checkpoint_every=300"]
 
 
-def cross_rank_contacts(d1, log2):
-    """contacts of the 1-rank run's last VTK frame between bodies that the 2-rank run's final
-    cut planes along x put on different ranks"""
-    import vtk
-    cuts = None
-    for l in log2.splitlines():
-        if "cut planes x:" in l:
-            cuts = [float(c) for c in l.split("cut planes x:")[1].split("y:")[0].split()]
-    frames = sorted(glob.glob(d1 + "/vtk/contacts_*.vtp"))
-    if not cuts or len(cuts) != 3 or not frames:
-        dc.not_ok("mpi_newmark: contacts across ranks", "no cut planes (%s) or contact frame" % cuts)
-        return
-    r = vtk.vtkXMLPolyDataReader()
-    r.SetFileName(frames[-1])
-    r.Update()
-    cd = r.GetOutput().GetCellData()
-    a, b = cd.GetArray("a"), cd.GetArray("b")
-    b1 = mc.bodies(d1 + "/bodies_final.csv")
-
-    def rank(i):
-        return 0 if b1[i]["x"] % L[0] < cuts[1] else 1
-    pairs = [(int(a.GetTuple1(k)), int(b.GetTuple1(k))) for k in range(cd.GetNumberOfTuples())]
-    cross = [p for p in pairs if p[0] < N and p[1] < N and rank(p[0]) != rank(p[1])]
-    if cross:
-        dc.ok("mpi_newmark: contacts across ranks", "%d of the %d contacts at t = %g s join bodies of different ranks" % (len(cross), len(pairs), END))
-    else:
-        dc.not_ok("mpi_newmark: contacts across ranks", "none of the %d contacts at t = %g s" % (len(pairs), END))
-
-
 # 1. settling on 1 and 2 ranks
 d1, d2 = tmp + "/settle_1", tmp + "/settle_2"
 ok1, _ = mc.run("mpi_newmark: 1 rank", 1, ["run", yaml, "--out", d1] + base + ["--set", "output.vtk_every=%g" % END], d1 + ".log")
@@ -96,7 +66,7 @@ if ok1 and ok2:
     else:
         dc.not_ok("mpi_newmark: decomposed", "owned per rank %s, %d migrated" % (own, mig))
     mc.compare("mpi_newmark", d1, d2, L, periodic, TOL, N)
-    cross_rank_contacts(d1, log2)
+    mc.cross_rank_contacts("mpi_newmark", d1, d1 + "/bodies_final.csv", log2, L, N, END)
     t1, t2 = dc.read_csv(d1 + "/thermo.csv"), dc.read_csv(d2 + "/thermo.csv")
     cols = ("iterations", "rejected", "dt_cuts_snes", "dt_cuts_penetration", "night_owls", "newton_total", "dt")
     k1 = [tuple(r[c] for c in cols) for r in t1]

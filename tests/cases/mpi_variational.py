@@ -58,38 +58,6 @@ variants = [
 ]
 
 
-def cross_rank_contacts(name, d1, d2, log2):
-    """contacts of the 1-rank run's last VTK frame between bodies that the 2-rank run's final
-    cut planes along x (decomp verbose line) put on different ranks"""
-    import glob
-    import vtk
-    cuts = None
-    for l in log2.splitlines():
-        if "cut planes x:" in l:
-            w = l.split("cut planes x:")[1].split("y:")[0].split()
-            cuts = [float(c) for c in w]
-    frames = sorted(glob.glob(d1 + "/vtk/contacts_*.vtp"))
-    if not cuts or len(cuts) != 3 or not frames:
-        dc.not_ok("mpi_variational %s: contacts across ranks" % name, "no cut planes (%s) or contact frame" % cuts)
-        return
-    r = vtk.vtkXMLPolyDataReader()
-    r.SetFileName(frames[-1])
-    r.Update()
-    cd = r.GetOutput().GetCellData()
-    a, b = cd.GetArray("a"), cd.GetArray("b")
-    b2 = mc.bodies(d2 + "/bodies_final.csv")
-
-    def rank(i):
-        x = b2[i]["x"] % L[0]
-        return 0 if x < cuts[1] else 1
-    pairs = [(int(a.GetTuple1(k)), int(b.GetTuple1(k))) for k in range(cd.GetNumberOfTuples())]
-    cross = [p for p in pairs if p[0] < N and p[1] < N and rank(p[0]) != rank(p[1])]
-    if cross:
-        dc.ok("mpi_variational %s: contacts across ranks" % name, "%d of the %d contacts at t = %g s join bodies of different ranks" % (len(cross), len(pairs), END))
-    else:
-        dc.not_ok("mpi_variational %s: contacts across ranks" % name, "none of the %d contacts at t = %g s" % (len(pairs), END))
-
-
 dirs = {}
 for name, sets in variants:
     if name.split()[1] not in parts:
@@ -108,7 +76,7 @@ for name, sets in variants:
         continue
     mc.compare("mpi_variational %s" % name, d1, d2, L, periodic, TOL, N)
     if vtk:
-        cross_rank_contacts(name, d1, d2, log2)
+        mc.cross_rank_contacts("mpi_variational %s" % name, d1, d2 + "/bodies_final.csv", log2, L, N, END)
     b1, b2 = mc.bodies(d1 + "/bodies_final.csv"), mc.bodies(d2 + "/bodies_final.csv")
     vmax = max(abs(r["v" + c]) for r in b1.values() for c in "xyz")
     dv = max(abs(b1[k]["v" + c] - b2[k]["v" + c]) for k in b1 for c in "xyz")
