@@ -16,7 +16,14 @@ ranks), whose ratio "work efficiency" = CPU(1 rank) / CPU(2 ranks) is what the p
 version costs in extra work; on a machine where other processes compete for the 2 cores, the
 wall-clock figures measure the load more than the code: trust the CPU ones then.
 
+--balance-by-time adds a fifth way, mmdem on 2 ranks with `mpi: {balance_by: time}` (the cut
+plane moved to equalise the ranks' measured work, decomp.c), run right after the default 2-rank
+run in every round, and prints its efficiency beside the default's. --timers runs mmdem's 2-rank
+runs with MMDEM_MPI_TIMERS=1 and prints each rank's phase times (decomp.c: the force kernel's
+time per pair, the waits for the other rank) after each such run.
+
 Usage: mpi_bench.py [--case bed-64k|bed-8k|lattice-64k] [--mmdem PATH] [--no-lammps] [--repeat N]
+                    [--balance-by-time] [--timers]
 """
 import argparse
 import os
@@ -72,22 +79,32 @@ def run_ranks(cmd, cwd, log, env, prog, marks=()):
     return p.returncode, seen
 
 
-def run_mmdem(mmdem, case_dir, ranks, src, lx, ly, lz, steps):
-    d = os.path.join(case_dir, "mmdem-%dr" % ranks)
+def run_mmdem(mmdem, case_dir, ranks, src, lx, ly, lz, steps, mpi="", timers=False):
+    d = os.path.join(case_dir, "mmdem-%dr%s" % (ranks, "-" + mpi.split(":")[-1].strip(" }") if mpi else ""))
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     B.mmdem_yaml(os.path.join(d, "settle.yaml"), os.path.join(d, "out"), lx, ly, lz, "file: " + src, steps)
+    if mpi:  # e.g. mpi: {balance_by: time}
+        with open(os.path.join(d, "settle.yaml"), "a") as f:
+            f.write(mpi + "\n")
     thermo = os.path.join(d, "out", "thermo.csv")
 
     cmd = [mmdem, "run", "settle.yaml", "--quiet"]
     if ranks > 1:
         cmd = ["mpirun", "--allow-run-as-root", "-n", str(ranks)] + cmd
-    rc, seen = run_ranks(cmd, d, os.path.join(d, "run.log"), dict(os.environ, **MPIENV), "mmdem",
+    env = dict(os.environ, **MPIENV)
+    if timers and ranks > 1:
+        env.update(MMDEM_MPI_TIMERS="1", MMDEM_DECOMP_VERBOSE="1")
+    rc, seen = run_ranks(cmd, d, os.path.join(d, "run.log"), env, "mmdem",
                          marks=(("start", B.thermo_row_seen(thermo, 0)), ("end", B.thermo_row_seen(thermo, steps))))
     if rc != 0:
         B.log("  mmdem on %d ranks failed (exit %d):\n%s" % (ranks, rc, B.tail(os.path.join(d, "run.log"))))
         return None
     th = {int(r["step"]): r for r in B.parse_thermo(thermo)}
+    if timers and ranks > 1:  # each rank's total, kernel, waits; the rebalances
+        for l in open(os.path.join(d, "run.log")):
+            if re.search(r"mpi timers: rank \d: ([0-9.]+ s from|kernel|fwd_wait|rev_wait|other|waits per)|rebalanced|rebalances by time", l):
+                B.log("      " + l.rstrip())
     return dict(loop=float(th[steps]["wall_s"]) - float(th[0]["wall_s"]),
                 loop_cpu=seen["end"] - seen["start"] if "start" in seen and "end" in seen else None,
                 contacts=int(th[steps]["contacts"]), ke=float(th[steps]["ke_trans"]))
@@ -123,6 +140,8 @@ def main():
     ap.add_argument("--lmp", default=shutil.which("lmp") or "")
     ap.add_argument("--no-lammps", action="store_true")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--balance-by-time", action="store_true", help="also mmdem on 2 ranks with mpi: {balance_by: time}")
+    ap.add_argument("--timers", action="store_true", help="MMDEM_MPI_TIMERS=1 on mmdem's 2-rank runs, phase times printed")
     args = ap.parse_args()
     mmdem = os.path.abspath(args.mmdem)
     lmp = None if args.no_lammps or not args.lmp else args.lmp
@@ -150,10 +169,13 @@ def main():
     res = {}
     for rep in range(max(1, args.repeat)):
         for key, fn in (("m1", lambda: run_mmdem(mmdem, case_dir, 1, src, lx, ly, lz, steps)),
-                        ("m2", lambda: run_mmdem(mmdem, case_dir, 2, src, lx, ly, lz, steps)),
+                        ("m2", lambda: run_mmdem(mmdem, case_dir, 2, src, lx, ly, lz, steps, timers=args.timers)),
+                        ("m2t", lambda: run_mmdem(mmdem, case_dir, 2, src, lx, ly, lz, steps, "mpi: {balance_by: time}", args.timers) if args.balance_by_time else None),
                         ("l2", lambda: run_lammps(lmp, case_dir, 2, pts, lx, ly, lz, steps) if lmp else None),
                         ("l1", lambda: run_lammps(lmp, case_dir, 1, pts, lx, ly, lz, steps) if lmp else None)):
             r = fn()
+            if key == "m2t" and not args.balance_by_time:
+                continue
             B.log("  run %d %s: %s" % (rep + 1, key, "loop %.3f s wall, %s s CPU" % (r["loop"], B.e(r["loop_cpu"], "%.2f")) if r else "-"))
             if r and (key not in res or r["loop"] < res[key]["loop"]):
                 res[key] = r
@@ -161,7 +183,7 @@ def main():
     ratec = lambda k: n * steps / res[k]["loop_cpu"] if k in res and res[k]["loop_cpu"] else None
     B.log("")
     B.log("%-22s %12s %12s %14s %14s" % ("", "loop wall s", "loop CPU s", "p-steps/s", "p-steps/CPU-s"))
-    for k, label in (("m1", "mmdem 1 rank"), ("m2", "mmdem 2 ranks"), ("l1", "LAMMPS 1 rank"), ("l2", "LAMMPS 2 ranks")):
+    for k, label in (("m1", "mmdem 1 rank"), ("m2", "mmdem 2 ranks"), ("m2t", "mmdem 2 r, by time"), ("l1", "LAMMPS 1 rank"), ("l2", "LAMMPS 2 ranks")):
         if k in res:
             B.log("%-22s %12.3f %12s %14s %14s" % (label, res[k]["loop"], B.e(res[k]["loop_cpu"], "%.2f"), B.e(rate(k)), B.e(ratec(k))))
     if "m1" in res and "m2" in res:
@@ -170,12 +192,19 @@ def main():
         if res["m1"]["loop_cpu"] and res["m2"]["loop_cpu"]:
             B.log("mmdem work efficiency CPU(1 rank) / CPU(2 ranks) = %.3f" % (res["m1"]["loop_cpu"] / res["m2"]["loop_cpu"]))
         B.log("contacts at the end: 1 rank %d, 2 ranks %d" % (res["m1"]["contacts"], res["m2"]["contacts"]))
+    if "m1" in res and "m2t" in res:
+        sp = res["m1"]["loop"] / res["m2t"]["loop"]
+        B.log("mmdem balance_by time: speedup %.3f, parallel efficiency %.3f; work efficiency %s; contacts at the end %d" % (
+            sp, sp / 2, B.e(res["m1"]["loop_cpu"] / res["m2t"]["loop_cpu"] if res["m1"]["loop_cpu"] and res["m2t"]["loop_cpu"] else None, "%.3f"), res["m2t"]["contacts"]))
     if "l1" in res and "l2" in res:
         sp = res["l1"]["loop"] / res["l2"]["loop"]
         B.log("LAMMPS speedup 1 -> 2 ranks %.3f, parallel efficiency %.3f" % (sp, sp / 2))
     if "m2" in res and "l2" in res:
         B.log("ratio mmdem / LAMMPS on 2 ranks, particle-steps/s: wall %.3f, CPU %s (goal >= 1)" % (
             rate("m2") / rate("l2"), B.e(ratec("m2") / ratec("l2") if ratec("m2") and ratec("l2") else None, "%.3f")))
+    if "m2t" in res and "l2" in res:
+        B.log("ratio mmdem (balance_by time) / LAMMPS on 2 ranks, particle-steps/s: wall %.3f, CPU %s" % (
+            rate("m2t") / rate("l2"), B.e(ratec("m2t") / ratec("l2") if ratec("m2t") and ratec("l2") else None, "%.3f")))
 
 
 if __name__ == "__main__":

@@ -190,7 +190,34 @@ static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemConta
 */
 #define DEM_VB 16
 
-static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, DemFusedSums *sum)
+#if DEM_HAVE_ISA_V4
+/* step (3) of the blocked loop for the AVX-512 copy: each body's three components of f, t,
+   fd and td updated by one masked 3-lane load, add (t, td: fnmadd with the lever arm, as the
+   scalar t -= s C rounds) and store, instead of three scalar read-modify-writes; the order of
+   the updates, and so every sum, is the scalar loop's */
+DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *restrict tk, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, const PetscReal *F0, const PetscReal *F1, const PetscReal *F2, const PetscReal *C0, const PetscReal *C1, const PetscReal *C2, const PetscReal *D0, const PetscReal *D1, const PetscReal *D2, const PetscReal *E0, const PetscReal *E1, const PetscReal *E2, const PetscReal *SA, const PetscReal *SB, const PetscReal *h0, const PetscReal *h1, const PetscReal *h2, const PetscReal *h3)
+{
+  const __mmask8 m3 = 0x7;
+  for (PetscInt j = 0; j < nb; j++) {
+    const PetscInt k = tk[j];
+    const size_t   a = 3 * (size_t)A[k], b = 3 * (size_t)B[k];
+    const __m256d  F = _mm256_set_pd(0, F2[j], F1[j], F0[j]), C = _mm256_set_pd(0, C2[j], C1[j], C0[j]);
+    const __m256d  D = _mm256_set_pd(0, D2[j], D1[j], D0[j]), E = _mm256_set_pd(0, E2[j], E1[j], E0[j]);
+    const __m256d  sa = _mm256_set1_pd(SA[j]), sb = _mm256_set1_pd(SB[j]);
+    _mm256_mask_storeu_pd(f + a, m3, _mm256_add_pd(_mm256_maskz_loadu_pd(m3, f + a), F));
+    _mm256_mask_storeu_pd(f + b, m3, _mm256_sub_pd(_mm256_maskz_loadu_pd(m3, f + b), F));
+    _mm256_mask_storeu_pd(t + a, m3, _mm256_fnmadd_pd(sa, C, _mm256_maskz_loadu_pd(m3, t + a)));
+    _mm256_mask_storeu_pd(t + b, m3, _mm256_fnmadd_pd(sb, C, _mm256_maskz_loadu_pd(m3, t + b)));
+    _mm256_mask_storeu_pd(fd + a, m3, _mm256_add_pd(_mm256_maskz_loadu_pd(m3, fd + a), D));
+    _mm256_mask_storeu_pd(fd + b, m3, _mm256_sub_pd(_mm256_maskz_loadu_pd(m3, fd + b), D));
+    _mm256_mask_storeu_pd(td + a, m3, _mm256_fnmadd_pd(sa, E, _mm256_maskz_loadu_pd(m3, td + a)));
+    _mm256_mask_storeu_pd(td + b, m3, _mm256_fnmadd_pd(sb, E, _mm256_maskz_loadu_pd(m3, td + b)));
+    _mm256_storeu_pd(hist + DEM_FRICTION_HISTSIZE * (size_t)k, _mm256_set_pd(h3[j], h2[j], h1[j], h0[j]));
+  }
+}
+#endif
+
+static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, DemFusedSums *sum)
 {
   const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
   const int       has_gt = hk->has_gamma_t ? 1 : 0, kt_pos = kt > 0;
@@ -273,6 +300,16 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemCo
       ES[j] = es;
     }
     /* (3) scatter, in the order of the pairs */
+#if DEM_HAVE_ISA_V4
+    if (v4) {
+      DemHookeFusedScatter_V4(nb, touch + i0, A, B, hist, f, t, fd, td, F0, F1, F2, C0, C1, C2, D0, D1, D2, E0, E1, E2, SA, SB, h0, h1, h2, h3);
+      for (PetscInt j = 0; j < nb; j++) {
+        if (withpe) pe += EN[j];
+        es_sum += ES[j];
+      }
+      continue;
+    }
+#endif
     for (PetscInt j = 0; j < nb; j++) {
       const PetscInt k = touch[i0 + j];
       const size_t   a = (size_t)A[k], b = (size_t)B[k];
@@ -298,9 +335,9 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemCo
 /* the blocked loop's variants for the touching pairs [0, nt0) without and [nt0, nt) with an
    image shift: stored energy wanted or not (withpe), gamma_n from the restitution or given,
    law hertz or hooke (hertz, a constant at each call) */
-static inline __attribute__((always_inline)) void DemHookeFusedSSVecVariants(const DemContactLaw_Hooke *hk, PetscInt nt0, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, int withpe, const int hertz, DemFusedSums *sum)
+static inline __attribute__((always_inline)) void DemHookeFusedSSVecVariants(const DemContactLaw_Hooke *hk, PetscInt nt0, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, int withpe, const int hertz, const int v4, DemFusedSums *sum)
 {
-#define DEM_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, hertz, sum)
+#define DEM_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, hertz, v4, sum)
   if (hk->from_e) {
     if (withpe) DEM_SSV(nt0, touch, 0, 1, 1);
     else DEM_SSV(nt0, touch, 0, 0, 1);
@@ -358,8 +395,8 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(
      from the power column: those variants are specialised and skip the power, and the stored
      energy too on steps whose pe_contact no output reads (withpe 0); the rest not */
   if (commit && withfd) { /* the blocked loop, with law hertz's scaling compiled in or not */
-    if (hertz) DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 1, sum);
-    else DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 0, sum);
+    if (hertz) DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 1, v4, sum);
+    else DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 0, v4, sum);
   } else if (hertz) {
 #define DEM_HERTZ_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 1, sum)
     DEM_HERTZ_SS(nt0, touch, commit, 0, withfd, 1, 1);

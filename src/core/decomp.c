@@ -142,7 +142,23 @@
   (refused with a message): the other integrators, fields.
 
   Keys (top level `mpi:`): grid [px, py, pz] (product = number of ranks; default chosen as
-  above), balance [true], balance_threshold [1.1] (max/mean owned particles, > 1).
+  above), balance [true], balance_threshold [1.1] (max/mean owned particles, > 1), balance_by
+  [particles | time].
+
+  Where the time goes (MMDEM_MPI_TIMERS=1; DemDecompTick): the steps are a timeline of phases,
+  each ending at a mark in this file (the forward exchange's packing, waiting and unpacking,
+  the kernel up to the reverse exchange, its three parts, the reductions, the end-of-step
+  agreement, the rebuild; `other` is the rest: the integration passes, walls, output), printed
+  per rank at the end with the kernel's time per pair and the waits' spread over the steps.
+  Measured on bed-64k (benchmarks/settle/README.md): the kernel and the Verlet passes cost the
+  same on 1 and 2 ranks (perf samples within 3 %), the ghost copies about 1.5 %; the rest of
+  the 2-rank loss is waiting, mostly for a rank whose core runs slower at the time.
+  balance_by time: every DEM_BAL_EVERY steps the ranks compare their work (the phases outside
+  the waits and rebuilds); when the same rank was the slowest by more than balance_threshold in
+  two windows running, the next step rebuilds with the cut planes at the quantiles of the
+  particles weighted by their rank's work per particle (DemDecompBalance), and the particle
+  count no longer triggers rebalances. The migration steps then depend on timings: results
+  stay within round-off of other rank counts but two runs are not bitwise equal.
 */
 #include "demimpl.h"
 #include "guard.h" /* DemBuf, DemCheckpointSerialize_Private (checkpoint sections) */
@@ -151,6 +167,25 @@
 #define DEM_DREC 38
 /* reals per body of output.track: x, v, w, q, f, t */
 #define DEM_TREC 19
+/* the phases of MMDEM_MPI_TIMERS (each ends at a DemDecompTick of its own) */
+enum {
+  DEM_DT_OTHER,      /* from the last mark to the next forward exchange: integration passes, walls, output */
+  DEM_DT_FWD_PACK,   /* forward: owners' states into the send buffer, messages posted */
+  DEM_DT_FWD_WAIT,   /* forward: waiting for the messages (and for the other rank to arrive) */
+  DEM_DT_FWD_UNPACK, /* forward: the ghosts' states out of the receive buffer */
+  DEM_DT_REBUILD,    /* rebuild: history out, wrap, migration, balance, ghosts, list, filter */
+  DEM_DT_KERNEL,     /* from the forward exchange (or rebuild) to the reverse: the force evaluation */
+  DEM_DT_REV_PACK,   /* reverse: the ghosts' forces into the buffer, messages posted */
+  DEM_DT_REV_WAIT,   /* reverse: waiting */
+  DEM_DT_REV_UNPACK, /* reverse: the ghosts' forces added to the owners' */
+  DEM_DT_SUMS,       /* reductions of energies, counts, wall reactions, dissipation */
+  DEM_DT_AGREE,      /* the end-of-step agreement (failure, signal) */
+  DEM_DT_N
+};
+#define DEM_DT_NSTEP 65536
+/* mpi.balance_by: time compares the ranks' work every this many force evaluations */
+#define DEM_BAL_EVERY 50
+static const char *const DemDecompPhaseNames[DEM_DT_N] = {"other", "fwd_pack", "fwd_wait", "fwd_unpack", "rebuild", "kernel", "rev_pack", "rev_wait", "rev_unpack", "sums", "agree"};
 
 struct _DemDecomp {
   PetscBool    active;      /* bodies distributed (DemDecompDistribute_Private) */
@@ -205,7 +240,50 @@ struct _DemDecomp {
   PetscReal   *fv;
   PetscInt     nmigrated, nwrapped, nrebuilds; /* bodies sent to another rank, periodic wraps of
                                                   owned bodies, rebuilds (MMDEM_DECOMP_VERBOSE) */
+  /* MMDEM_MPI_TIMERS: wall time per phase of the steps (DemDecompTick), printed per rank at
+     the end; off: one test of `timers` per phase boundary */
+  PetscBool    timers, ticking; /* ticking: timers or bytime (the phases are measured) */
+  double       tm[DEM_DT_N], tlast;
+  /* mpi.balance_by: time: every DEM_BAL_EVERY evaluations the ranks compare their work (wall
+     time outside the waits); above balance_threshold (max/mean) a rebuild moves the cut planes
+     to the quantiles of the particles weighted by their rank's work per particle */
+  PetscBool    bytime, tbal;  /* tbal: the next rebuild is such a rebalance */
+  PetscInt     tcount;        /* evaluations since the last comparison */
+  double       twork0;        /* the work (DemDecompWork) at the start of this window */
+  double       twprev;        /* this rank's work in the previous window */
+  int          tslow;         /* the slowest rank of the previous window when above the threshold, else -1 */
+  PetscReal    tweight;       /* this rank's work per owned particle / the mean over the ranks */
+  PetscReal    timbalance;    /* max/mean work at the last comparison */
+  PetscInt     ntrebalance;
+  PetscInt     tsteps;  /* force evaluations reversed (DEM_DT_KERNEL intervals) */
+  double       tpairs;  /* pairs of this rank's list summed over those evaluations */
+  double      *twait;   /* [DEM_DT_NSTEP] per evaluation: the waits of its reverse and of the next forward exchange (quantiles at the end) */
 };
+
+/* the phase that ends at a DemDecompTick: a timeline of consecutive intervals, so the phases
+   add up to the wall time from the first forward exchange to the last mark */
+static void DemDecompTick(struct _DemDecomp *d, int phase)
+{
+  const double now = MPI_Wtime();
+  if (d->tlast > 0) {
+    d->tm[phase] += now - d->tlast;
+    if ((phase == DEM_DT_REV_WAIT || phase == DEM_DT_FWD_WAIT) && d->twait && d->tsteps > 0 && d->tsteps <= DEM_DT_NSTEP) d->twait[d->tsteps - 1] += now - d->tlast;
+  }
+  d->tlast = now;
+}
+#define DEM_DECOMP_TICK(d, phase) \
+  do { \
+    if ((d)->ticking) DemDecompTick(d, phase); \
+  } while (0)
+/* this rank's work so far: the phases' wall time outside the waits for the other ranks and
+   the rebuilds (which every rank makes) */
+static double DemDecompWork(const struct _DemDecomp *d)
+{
+  double w = 0;
+  for (int k = 0; k < DEM_DT_N; k++)
+    if (k != DEM_DT_FWD_WAIT && k != DEM_DT_REV_WAIT && k != DEM_DT_AGREE && k != DEM_DT_SUMS && k != DEM_DT_REBUILD) w += d->tm[k];
+  return w;
+}
 
 static PetscErrorCode DemDecompEnsure(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -229,7 +307,9 @@ PetscBool DemDecompActive_Private(DemSim sim)
 */
 PetscErrorCode DemDecompSetFromConfig_Private(DemSim sim, DemNode root)
 {
-  const char *const keys[] = {"grid", "balance", "balance_threshold", NULL};
+  const char *const keys[] = {"grid", "balance", "balance_threshold", "balance_by", NULL};
+  const char *const bychoice[] = {"particles", "time", NULL};
+  PetscInt          by = 0;
   DemNode           mn, kn;
   PetscReal         g[3] = {0, 0, 0}, thr = 1.1;
   PetscBool         bal = PETSC_TRUE, gset = PETSC_FALSE;
@@ -248,6 +328,7 @@ PetscErrorCode DemDecompSetFromConfig_Private(DemSim sim, DemNode root)
       gset = PETSC_TRUE;
     }
     PetscCall(DemNodeGetBool(mn, "balance", PETSC_FALSE, &bal));
+    PetscCall(DemNodeGetChoice(mn, "balance_by", bychoice, PETSC_FALSE, &by));
     PetscCall(DemNodeGetReal(mn, "balance_threshold", PETSC_FALSE, &thr));
     PetscCall(DemNodeGet(mn, "balance_threshold", &kn));
     DemNodeCheck(kn ? kn : mn, thr > 1, "mpi.balance_threshold must be > 1 (max/mean owned particles per rank; got %g)", (double)thr);
@@ -258,6 +339,12 @@ PetscErrorCode DemDecompSetFromConfig_Private(DemSim sim, DemNode root)
   d->balance   = bal;
   d->threshold = thr;
   d->node      = mn;
+  d->timers    = getenv("MMDEM_MPI_TIMERS") ? PETSC_TRUE : PETSC_FALSE;
+  d->bytime    = (bal && by == 1) ? PETSC_TRUE : PETSC_FALSE;
+  d->ticking   = d->timers || d->bytime;
+  d->tweight   = 1;
+  d->tslow     = -1;
+  if (d->timers) PetscCall(PetscCalloc1(DEM_DT_NSTEP, &d->twait));
   for (int k = 0; k < 3; k++) d->grid[k] = gset ? (PetscInt)g[k] : 0;
   sim->decomp = d;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -277,6 +364,24 @@ PetscErrorCode DemDecompDestroy_Private(DemSim sim)
     }
     PetscCall(PetscPrintf(sim->comm, "; ghost range %.17g\n", (double)d->cutoff));
     PetscCall(PetscSynchronizedPrintf(sim->comm, "decomp: rank %d: %" PetscInt_FMT " rebuilds, %" PetscInt_FMT " bodies migrated away, %" PetscInt_FMT " periodic wraps, %" PetscInt_FMT " rebalances, %" PetscInt_FMT " owned at the end\n", (int)sim->rank, d->nrebuilds, d->nmigrated, d->nwrapped, d->nrebalance, d->nowned));
+    PetscCall(PetscSynchronizedFlush(sim->comm, PETSC_STDOUT));
+    if (d->bytime) PetscCall(PetscPrintf(sim->comm, "decomp: %" PetscInt_FMT " rebalances by time; max/mean work %.4f at the last comparison\n", d->ntrebalance, (double)d->timbalance));
+  }
+  if (d->active && d->timers) {
+    double tot = 0;
+    for (int k = 0; k < DEM_DT_N; k++) tot += d->tm[k];
+    PetscCall(PetscSynchronizedPrintf(sim->comm, "mpi timers: rank %d: %.4f s from the first forward exchange; %" PetscInt_FMT " evaluations, %.1f pairs per evaluation, %" PetscInt_FMT " owned particles and %" PetscInt_FMT " ghosts at the last rebuild, kernel %.3f ns per pair\n", (int)sim->rank, tot, d->tsteps,
+                                          d->tsteps ? d->tpairs / (double)d->tsteps : 0.0, d->nowned, d->nrecv, d->tpairs > 0 ? 1e9 * d->tm[DEM_DT_KERNEL] / d->tpairs : 0.0));
+    for (int k = 0; k < DEM_DT_N; k++) PetscCall(PetscSynchronizedPrintf(sim->comm, "mpi timers: rank %d: %-10s %10.4f s %6.2f %%\n", (int)sim->rank, DemDecompPhaseNames[k], d->tm[k], tot > 0 ? 100 * d->tm[k] / tot : 0.0));
+    { /* how the waits are distributed over the evaluations: steady (every step) or a few long ones (preemption) */
+      const PetscInt ns = PetscMin(d->tsteps, DEM_DT_NSTEP);
+      double         big = 0, all = 0;
+      if (ns > 0) {
+        PetscCall(PetscSortReal(ns, d->twait));
+        for (PetscInt k = 0; k < ns; k++) all += d->twait[k], big += d->twait[k] > 1e-3 ? d->twait[k] : 0;
+        PetscCall(PetscSynchronizedPrintf(sim->comm, "mpi timers: rank %d: waits per evaluation (us): median %.1f, 90 %% %.1f, 99 %% %.1f, max %.1f; %.4f s of %.4f s in waits over 1 ms\n", (int)sim->rank, 1e6 * d->twait[ns / 2], 1e6 * d->twait[(9 * ns) / 10], 1e6 * d->twait[(99 * ns) / 100], 1e6 * d->twait[ns - 1], big, all));
+      }
+    }
     PetscCall(PetscSynchronizedFlush(sim->comm, PETSC_STDOUT));
   }
   for (int k = 0; k < 3; k++) PetscCall(PetscFree(d->cut[k]));
@@ -300,6 +405,7 @@ PetscErrorCode DemDecompDestroy_Private(DemSim sim)
   PetscCall(PetscFree(d->wv));
   PetscCall(PetscFree(d->fg));
   PetscCall(PetscFree(d->fv));
+  PetscCall(PetscFree(d->twait));
   if (d->hmap.cap) PetscCall(DemHistoryMapFree(&d->hmap));
   PetscCall(PetscFree(sim->decomp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -731,7 +837,7 @@ static PetscErrorCode DemDecompBalance(DemSim sim)
       if (bs->flags[i] & DEM_WALL) continue;
       y = (bs->x[3 * i + dd] - lo) / wb;
       b = y < 0 ? 0 : y >= nbin ? nbin - 1 : (PetscInt)y;
-      h[b] += 1;
+      h[b] += d->tweight; /* 1, or balance_by time: this rank's work per particle / the mean */
     }
     PetscCallMPI(MPI_Allreduce(h, hg, (PetscMPIInt)nbin, MPIU_REAL, MPIU_SUM, sim->comm));
     for (PetscInt b = 0; b < nbin; b++) tot += hg[b];
@@ -1043,13 +1149,19 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
   /* 3., 4. migration, load balance */
   PetscCall(DemDecompMigrate(sim, replicated));
   PetscCall(DemDecompImbalance(sim, &d->imbalance));
-  if (d->balance && d->imbalance > d->threshold) {
+  if (d->balance && (d->bytime ? d->tbal : d->imbalance > d->threshold)) {
     PetscReal before = d->imbalance;
     PetscCall(DemDecompBalance(sim));
     PetscCall(DemDecompMigrate(sim, PETSC_FALSE));
     PetscCall(DemDecompImbalance(sim, &d->imbalance));
     PetscCall(PetscInfo(NULL, "decomp: rebalanced at step %" PetscInt_FMT ": imbalance %g -> %g\n", sim->step, (double)before, (double)d->imbalance));
-    if (getenv("MMDEM_DECOMP_VERBOSE")) PetscCall(PetscPrintf(sim->comm, "decomp: step %" PetscInt_FMT " rebalanced: max/mean owned particles %.4f -> %.4f\n", sim->step, (double)before, (double)d->imbalance));
+    if (getenv("MMDEM_DECOMP_VERBOSE")) {
+      if (d->bytime) PetscCall(PetscPrintf(sim->comm, "decomp: step %" PetscInt_FMT " rebalanced by time: max/mean work %.4f; max/mean owned particles %.4f -> %.4f\n", sim->step, (double)d->timbalance, (double)before, (double)d->imbalance));
+      else PetscCall(PetscPrintf(sim->comm, "decomp: step %" PetscInt_FMT " rebalanced: max/mean owned particles %.4f -> %.4f\n", sim->step, (double)before, (double)d->imbalance));
+    }
+    d->tbal    = PETSC_FALSE;
+    d->tweight = 1;
+    d->ntrebalance += d->bytime;
   }
   /* 5. history map, ghosts, build, filter */
   if (hs > 0) {
@@ -1078,6 +1190,7 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
     PetscCall(DemShapeSuperquadricWarmPut_Private(sim->shapes[(PetscInt)v[0]], sim, d->wg[2 * e], d->wg[2 * e + 1], v + 1));
   }
   PetscCall(DemDecompRemap(sim));
+  DEM_DECOMP_TICK(d, DEM_DT_REBUILD);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1095,6 +1208,7 @@ static PetscErrorCode DemDecompForward(DemSim sim, PetscMPIInt *rebuild)
   PetscMPIInt        nreq = 0;
 
   PetscFunctionBegin;
+  DEM_DECOMP_TICK(d, DEM_DT_OTHER);
   if (rebuild) {
     for (PetscMPIInt r = 0; r < sim->size; r++) {
       d->flg[r] = (PetscReal)*rebuild;
@@ -1116,7 +1230,9 @@ static PetscErrorCode DemDecompForward(DemSim sim, PetscMPIInt *rebuild)
     if (d->rcnt[r]) PetscCallMPI(MPI_Irecv(d->rbuf + R * d->roff[r], (PetscMPIInt)R * d->rcnt[r], MPIU_REAL, r, 71, sim->comm, &d->req[nreq++]));
     if (d->scnt[r]) PetscCallMPI(MPI_Isend(d->sbuf + R * d->soff[r], (PetscMPIInt)R * d->scnt[r], MPIU_REAL, r, 71, sim->comm, &d->req[nreq++]));
   }
+  DEM_DECOMP_TICK(d, DEM_DT_FWD_PACK);
   PetscCallMPI(MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE));
+  DEM_DECOMP_TICK(d, DEM_DT_FWD_WAIT);
   if (rebuild) {
     for (PetscMPIInt r = 0; r < sim->size; r++)
       if (r != sim->rank && d->flg[sim->size + r] > 0) *rebuild = 1;
@@ -1132,6 +1248,7 @@ static PetscErrorCode DemDecompForward(DemSim sim, PetscMPIInt *rebuild)
       memcpy(q, o + 9, 4 * sizeof(PetscReal));
     }
   }
+  DEM_DECOMP_TICK(d, DEM_DT_FWD_UNPACK);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1232,11 +1349,37 @@ PetscErrorCode DemDecompSum_Private(DemSim sim, PetscReal *v, PetscInt n)
 */
 PetscErrorCode DemDecompUpdateNeighbours_Private(DemSim sim, const PetscReal *x, PetscBool force, PetscInt moved)
 {
+  struct _DemDecomp *d  = sim->decomp;
   DemBodyStore *bs = &sim->bodies;
   PetscMPIInt   loc = force ? 1 : 0, glob;
 
   PetscFunctionBegin;
   PetscCheck(!x || x == bs->x, PETSC_COMM_SELF, PETSC_ERR_SUP, "the MPI decomposition updates neighbours at the store's positions only");
+  if (d->bytime) { /* mpi.balance_by: time: compare the ranks' work every DEM_BAL_EVERY calls;
+                      rebalance when the same rank was the slowest by more than the threshold
+                      in two windows running (not on one window's noise: a preempted rank) */
+    if (d->tcount == 0) d->twork0 = DemDecompWork(d);
+    if (++d->tcount > DEM_BAL_EVERY) {
+      const PetscInt own = PetscMax(d->nowned, 1);
+      const double   w   = DemDecompWork(d) - d->twork0;
+      double         lw[2] = {w, (w + d->twprev) / own}, sw[2];
+      struct {
+        double v;
+        int    r;
+      } me = {w, (int)sim->rank}, mx;
+      PetscCallMPI(MPI_Allreduce(lw, sw, 2, MPI_DOUBLE, MPI_SUM, sim->comm));
+      PetscCallMPI(MPI_Allreduce(&me, &mx, 1, MPI_DOUBLE_INT, MPI_MAXLOC, sim->comm));
+      d->timbalance = sw[0] > 0 ? (PetscReal)(mx.v / (sw[0] / sim->size)) : 1;
+      d->tcount     = 0;
+      d->twprev     = w;
+      if (d->timbalance > d->threshold && mx.r == d->tslow && sw[1] > 0) { /* the same decision on every rank */
+        d->tbal    = PETSC_TRUE;
+        d->tweight = (PetscReal)(lw[1] / (sw[1] / sim->size)); /* work per particle over both windows / the mean */
+        d->tslow   = -1;
+        loc        = 1;
+      } else d->tslow = d->timbalance > d->threshold ? mx.r : -1;
+    }
+  }
   if (!loc && moved >= 0) loc = moved ? 1 : 0; /* the caller's pass decided it (verlet) */
   else if (!loc) {
     const PetscReal *x0  = sim->nl.x0;
@@ -1304,6 +1447,8 @@ PetscErrorCode DemDecompReverseForces_Private(DemSim sim, DemForceOut *out)
   PetscReal         *red;
 
   PetscFunctionBegin;
+  DEM_DECOMP_TICK(d, DEM_DT_KERNEL);
+  if (d->timers) d->tsteps++, d->tpairs += (double)sim->nl.npairs;
   if (!d->red) PetscCall(PetscMalloc1(4 + 6 * nw, &d->red)); /* once: the implicit integrators call this every iteration */
   red = d->red;
   for (PetscInt k = 0; k < d->nrecv; k++) { /* ghosts -> rbuf, back to their owners */
@@ -1320,7 +1465,9 @@ PetscErrorCode DemDecompReverseForces_Private(DemSim sim, DemForceOut *out)
     if (d->scnt[r]) PetscCallMPI(MPI_Irecv(d->sbuf + R * d->soff[r], (PetscMPIInt)R * d->scnt[r], MPIU_REAL, r, 72, sim->comm, &d->req[nreq++]));
     if (d->rcnt[r]) PetscCallMPI(MPI_Isend(d->rbuf + R * d->roff[r], (PetscMPIInt)R * d->rcnt[r], MPIU_REAL, r, 72, sim->comm, &d->req[nreq++]));
   }
+  DEM_DECOMP_TICK(d, DEM_DT_REV_PACK);
   PetscCallMPI(MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE));
+  DEM_DECOMP_TICK(d, DEM_DT_REV_WAIT);
   if (R == 12) /* the two layouts in separate loops: no test per body (every step) */
     for (PetscInt k = 0; k < d->nsend; k++) {
       const PetscInt   i = d->sidx[k];
@@ -1335,6 +1482,7 @@ PetscErrorCode DemDecompReverseForces_Private(DemSim sim, DemForceOut *out)
       PetscReal       *f = out->f + 3 * i, *t = out->t + 3 * i;
       for (int j = 0; j < 3; j++) f[j] += o[j], t[j] += o[3 + j];
     }
+  DEM_DECOMP_TICK(d, DEM_DT_REV_UNPACK);
   /* a verlet step that no output reads: contact energy, dissipation, friction losses, contact
      counts and wall reactions stay this rank's (verlet books its share of the dissipation and
      sums it at the next step that is read, DemDecompSumPowersPending_Private) */
@@ -1351,6 +1499,7 @@ PetscErrorCode DemDecompReverseForces_Private(DemSim sim, DemForceOut *out)
     PetscInt i = sim->walls[w].body;
     for (int j = 0; j < 3; j++) out->f[3 * i + j] = red[4 + 6 * w + j], out->t[3 * i + j] = red[7 + 6 * w + j];
   }
+  DEM_DECOMP_TICK(d, DEM_DT_SUMS);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1471,6 +1620,7 @@ PetscErrorCode DemDecompDistribute_Private(DemSim sim)
     PetscCall(PetscSynchronizedPrintf(sim->comm, "decomp: rank %d owns %" PetscInt_FMT " particles, %" PetscInt_FMT " ghosts\n", (int)sim->rank, loc, bs->nghost));
     PetscCall(PetscSynchronizedFlush(sim->comm, PETSC_STDOUT));
   }
+  d->tlast = 0; /* the phase timeline (MMDEM_MPI_TIMERS, balance_by time) starts at the first step */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1531,6 +1681,7 @@ PetscErrorCode DemDecompRestored_Private(DemSim sim)
     }
     PetscCall(PetscFree2(g0, x0));
   }
+  d->tlast = 0; /* the phase timeline (MMDEM_MPI_TIMERS, balance_by time) starts at the first step */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1828,7 +1979,9 @@ PetscErrorCode DemDecompSumPowersPending_Private(DemSim sim, PetscReal *p0, Pets
   PetscReal p[3] = {*p0, *p1, *pending};
 
   PetscFunctionBegin;
+  DEM_DECOMP_TICK(sim->decomp, DEM_DT_OTHER);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, p, 3, MPIU_REAL, MPIU_SUM, sim->comm));
+  DEM_DECOMP_TICK(sim->decomp, DEM_DT_SUMS);
   *p0 = p[0], *p1 = p[1], *pending = p[2];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1863,7 +2016,9 @@ PetscErrorCode DemDecompAgree_Private(DemSim sim, PetscBool failed, PetscBool *a
   PetscMPIInt mine[2] = {failed ? sim->size - sim->rank : 0, DemGuardSignalCaught_Private()}, red[2], first;
 
   PetscFunctionBegin;
+  DEM_DECOMP_TICK(sim->decomp, DEM_DT_OTHER);
   PetscCallMPI(MPI_Allreduce(mine, red, 2, MPI_INT, MPI_MAX, sim->comm));
+  DEM_DECOMP_TICK(sim->decomp, DEM_DT_AGREE);
   first = red[0] ? sim->size - red[0] : sim->size;
   PetscCall(DemGuardSignalAgreed_Private(sim, red[1]));
   *any = first < sim->size ? PETSC_TRUE : PETSC_FALSE;

@@ -42,5 +42,5 @@ int DemIsaV4(void)
 
 const char *DemIsaName(void)
 {
-  return DemIsaV4() ? "x86-64 AVX2+FMA, AVX-512 sphere contacts" : DemIsaV3() ? "x86-64 AVX2+FMA" : "generic";
+  return DemIsaV4() ? "x86-64 AVX2+FMA, AVX-512 sphere contacts and verlet" : DemIsaV3() ? "x86-64 AVX2+FMA" : "generic";
 }

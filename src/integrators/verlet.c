@@ -66,7 +66,7 @@ static inline __attribute__((always_inline)) void DemVerletCayley(PetscReal *q, 
   sum, so that the sum does not chain six additions per body), and the drift of positions and
   orientations. Returns that power.
 */
-static inline __attribute__((always_inline)) PetscReal DemVerletKickDrift_Inline(DemSim sim, PetscReal dt, const int iso, DemVerletChecks *ck)
+static inline __attribute__((always_inline)) PetscReal DemVerletKickDrift_Inline(DemSim sim, PetscReal dt, const int iso, DemVerletChecks *ck, PetscInt i0, PetscReal s)
 {
   DemBodyStore *bs = &sim->bodies;
   const PetscInt n = bs->n, plane = sim->dim == 2;
@@ -77,10 +77,10 @@ static inline __attribute__((always_inline)) PetscReal DemVerletKickDrift_Inline
   const PetscReal *restrict x0 = sim->nl.x0;
   const PetscReal lim = 0.25 * sim->skin * sim->skin;
   const int       havex0 = x0 && sim->nl.x0cap >= 3 * n;
-  PetscReal s = 0, nf0 = 0, nf1 = 0;
+  PetscReal nf0 = 0, nf1 = 0;
   int       moved = !havex0;
 
-  for (PetscInt i = 0; i < n; i++) {
+  for (PetscInt i = i0; i < n; i++) {
     PetscReal *restrict vi = v + 3 * i, *restrict wi = w + 3 * i;
     const PetscReal hm = h * im[i];
     const int       sphere = iso || (iI[3 * i] == iI[3 * i + 1] && iI[3 * i + 1] == iI[3 * i + 2]); /* fixed bodies have 0 */
@@ -135,16 +135,16 @@ static inline __attribute__((always_inline)) PetscReal DemVerletKickDrift_Inline
 
 /* the second half kick; returns the power of the new dissipative forces at v(n+1/2), before
    the kick (summed as in DemVerletKickDrift) */
-static inline __attribute__((always_inline)) PetscReal DemVerletKickPower_Inline(DemSim sim, PetscReal h, const int iso, DemVerletChecks *ck)
+static inline __attribute__((always_inline)) PetscReal DemVerletKickPower_Inline(DemSim sim, PetscReal h, const int iso, DemVerletChecks *ck, PetscInt i0, PetscReal s)
 {
   DemBodyStore *bs = &sim->bodies;
   const PetscInt n = bs->n, plane = sim->dim == 2;
   const PetscReal *restrict f = bs->f, *restrict t = bs->t, *restrict iI = bs->inv_I, *restrict im = bs->inv_m;
   const PetscReal *restrict fd = sim->fd, *restrict td = sim->td;
   PetscReal *restrict v = bs->v, *restrict w = bs->w;
-  PetscReal s = 0, nf0 = 0, nf1 = 0;
+  PetscReal nf0 = 0, nf1 = 0;
 
-  for (PetscInt i = 0; i < n; i++) {
+  for (PetscInt i = i0; i < n; i++) {
     PetscReal *restrict vi = v + 3 * i, *restrict wi = w + 3 * i;
     const PetscReal hm = h * im[i];
     s += (fd[3 * i] * vi[0] + td[3 * i] * wi[0]) + (fd[3 * i + 1] * vi[1] + td[3 * i + 1] * wi[1]) + (fd[3 * i + 2] * vi[2] + td[3 * i + 2] * wi[2]); /* fd(n+1) at v(n+1/2) */
@@ -175,20 +175,193 @@ static inline __attribute__((always_inline)) PetscReal DemVerletKickPower_Inline
    bodies all have isotropic inertia (spheres, walls), without the per-body test */
 static PetscReal DemVerletKickDrift_Generic(DemSim sim, PetscReal dt, int iso, DemVerletChecks *ck)
 {
-  return iso ? DemVerletKickDrift_Inline(sim, dt, 1, ck) : DemVerletKickDrift_Inline(sim, dt, 0, ck);
+  return iso ? DemVerletKickDrift_Inline(sim, dt, 1, ck, 0, 0.0) : DemVerletKickDrift_Inline(sim, dt, 0, ck, 0, 0.0);
 }
 static PetscReal DemVerletKickPower_Generic(DemSim sim, PetscReal h, int iso, DemVerletChecks *ck)
 {
-  return iso ? DemVerletKickPower_Inline(sim, h, 1, ck) : DemVerletKickPower_Inline(sim, h, 0, ck);
+  return iso ? DemVerletKickPower_Inline(sim, h, 1, ck, 0, 0.0) : DemVerletKickPower_Inline(sim, h, 0, ck, 0, 0.0);
 }
 #if DEM_HAVE_ISA_V3
 DEM_ISA_V3 static PetscReal DemVerletKickDrift_V3(DemSim sim, PetscReal dt, int iso, DemVerletChecks *ck)
 {
-  return iso ? DemVerletKickDrift_Inline(sim, dt, 1, ck) : DemVerletKickDrift_Inline(sim, dt, 0, ck);
+  return iso ? DemVerletKickDrift_Inline(sim, dt, 1, ck, 0, 0.0) : DemVerletKickDrift_Inline(sim, dt, 0, ck, 0, 0.0);
 }
 DEM_ISA_V3 static PetscReal DemVerletKickPower_V3(DemSim sim, PetscReal h, int iso, DemVerletChecks *ck)
 {
-  return iso ? DemVerletKickPower_Inline(sim, h, 1, ck) : DemVerletKickPower_Inline(sim, h, 0, ck);
+  return iso ? DemVerletKickPower_Inline(sim, h, 1, ck, 0, 0.0) : DemVerletKickPower_Inline(sim, h, 0, ck, 0, 0.0);
+}
+#endif
+
+#if DEM_HAVE_ISA_V4
+/*
+  The two passes once more, for AVX-512 (dem_isa.h), when every body is isotropic and the
+  problem is not a plane one (the settle and chute benchmarks): eight bodies per iteration,
+  their x, v, w, f, t, fd, td as three 8-double vectors each (the arrays' xyz interleaving
+  kept), per-body values (1/m, m, the drift flag) spread to the three lanes of their body by a
+  permute, and the quaternions transposed to four vectors of eight for the Cayley rotation.
+  Lane by lane the operations and their roundings are the scalar loops' as the AVX2+FMA copy
+  compiles them (a*b + c*d as fma(a, b, c*d), a - b*c as fnmadd), and the power sums add the
+  bodies' terms one after another in body order, so the results are bitwise those of
+  MMDEM_ISA=avx2 (tests/cases/fused_kernel.py compares the two). Bodies past the last multiple
+  of eight take the scalar loop.
+*/
+  #include <immintrin.h>
+
+static const long long DemV4Spread[3][8] = {{0, 0, 0, 1, 1, 1, 2, 2}, {2, 3, 3, 3, 4, 4, 4, 5}, {5, 5, 6, 6, 6, 7, 7, 7}};
+/* x, y, z of eight bodies from their three interleaved vectors: first two sources, then the third */
+static const long long DemV4Split3Idx[3][2][8] = {
+  {{0, 3, 6, 9, 12, 15, 0, 0}, {0, 1, 2, 3, 4, 5, 10, 13}},
+  {{1, 4, 7, 10, 13, 0, 0, 0}, {0, 1, 2, 3, 4, 8, 11, 14}},
+  {{2, 5, 8, 11, 14, 0, 0, 0}, {0, 1, 2, 3, 4, 9, 12, 15}}
+};
+/* the 4 x 8 transposes of the quaternions */
+static const long long DemV4Q[4][8] = {{0, 4, 8, 12, 1, 5, 9, 13}, {2, 6, 10, 14, 3, 7, 11, 15}, {0, 1, 2, 3, 8, 9, 10, 11}, {4, 5, 6, 7, 12, 13, 14, 15}};
+
+  #define DEM_V4IDX(a) _mm512_loadu_si512((const void *)(a))
+
+DEM_ISA_V4 static inline void DemV4Spread3(__m512d v8, __m512d out[3])
+{
+  for (int k = 0; k < 3; k++) out[k] = _mm512_permutexvar_pd(DEM_V4IDX(DemV4Spread[k]), v8);
+}
+DEM_ISA_V4 static inline void DemV4Split3(const __m512d in[3], __m512d out[3])
+{
+  for (int c = 0; c < 3; c++) out[c] = _mm512_permutex2var_pd(_mm512_permutex2var_pd(in[0], DEM_V4IDX(DemV4Split3Idx[c][0]), in[1]), DEM_V4IDX(DemV4Split3Idx[c][1]), in[2]);
+}
+/* q of eight bodies (four interleaved vectors) to its four components, and back */
+DEM_ISA_V4 static inline void DemV4QSplit(const __m512d in[4], __m512d out[4])
+{
+  const __m512d ab01 = _mm512_permutex2var_pd(in[0], DEM_V4IDX(DemV4Q[0]), in[1]), cd01 = _mm512_permutex2var_pd(in[0], DEM_V4IDX(DemV4Q[1]), in[1]);
+  const __m512d ab23 = _mm512_permutex2var_pd(in[2], DEM_V4IDX(DemV4Q[0]), in[3]), cd23 = _mm512_permutex2var_pd(in[2], DEM_V4IDX(DemV4Q[1]), in[3]);
+  out[0] = _mm512_permutex2var_pd(ab01, DEM_V4IDX(DemV4Q[2]), ab23), out[1] = _mm512_permutex2var_pd(ab01, DEM_V4IDX(DemV4Q[3]), ab23);
+  out[2] = _mm512_permutex2var_pd(cd01, DEM_V4IDX(DemV4Q[2]), cd23), out[3] = _mm512_permutex2var_pd(cd01, DEM_V4IDX(DemV4Q[3]), cd23);
+}
+DEM_ISA_V4 static inline void DemV4QJoin(const __m512d in[4], __m512d out[4])
+{
+  const __m512d ab01 = _mm512_permutex2var_pd(in[0], DEM_V4IDX(DemV4Q[2]), in[1]), ab23 = _mm512_permutex2var_pd(in[0], DEM_V4IDX(DemV4Q[3]), in[1]);
+  const __m512d cd01 = _mm512_permutex2var_pd(in[2], DEM_V4IDX(DemV4Q[2]), in[3]), cd23 = _mm512_permutex2var_pd(in[2], DEM_V4IDX(DemV4Q[3]), in[3]);
+  out[0] = _mm512_permutex2var_pd(ab01, DEM_V4IDX(DemV4Q[0]), cd01), out[1] = _mm512_permutex2var_pd(ab01, DEM_V4IDX(DemV4Q[1]), cd01);
+  out[2] = _mm512_permutex2var_pd(ab23, DEM_V4IDX(DemV4Q[0]), cd23), out[3] = _mm512_permutex2var_pd(ab23, DEM_V4IDX(DemV4Q[1]), cd23);
+}
+/* s += each body's fd.v + td.w, in body order, from the per-lane fma(fd, v, td*w) */
+DEM_ISA_V4 static inline PetscReal DemV4PowerChain(PetscReal s, const __m512d p[3])
+{
+  PetscReal c[24];
+  for (int k = 0; k < 3; k++) _mm512_storeu_pd(c + 8 * k, p[k]);
+  for (int j = 0; j < 8; j++) s += (c[3 * j] + c[3 * j + 1]) + c[3 * j + 2];
+  return s;
+}
+
+DEM_ISA_V4 static PetscReal DemVerletKickDrift_V4(DemSim sim, PetscReal dt, DemVerletChecks *ck)
+{
+  DemBodyStore *bs = &sim->bodies;
+  const PetscInt n = bs->n, n8 = n - n % 8;
+  const PetscReal h = 0.5 * dt, *restrict iI = bs->inv_I, *restrict im = bs->inv_m, *restrict mass = bs->m;
+  PetscReal *restrict f = bs->f, *restrict t = bs->t, *restrict fd = sim->fd, *restrict td = sim->td;
+  PetscReal *restrict v = bs->v, *restrict w = bs->w, *restrict x = bs->x, *restrict q = bs->q;
+  const unsigned *restrict flags = bs->flags;
+  const PetscReal *restrict x0 = sim->nl.x0;
+  const int       havex0 = x0 && sim->nl.x0cap >= 3 * n;
+  const __m512d   zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0), vh = _mm512_set1_pd(h), vdt = _mm512_set1_pd(dt), vhw = _mm512_set1_pd(0.5 * dt);
+  const __m512d   lim = _mm512_set1_pd(0.25 * sim->skin * sim->skin);
+
+  __m512d         g[3], nfv = zero;
+  PetscReal       s = 0, gl[24];
+  int             moved = 0;
+
+
+  for (int l = 0; l < 24; l++) gl[l] = sim->gravity[l % 3];
+  for (int k = 0; k < 3; k++) g[k] = _mm512_loadu_pd(gl + 8 * k);
+  for (PetscInt i0 = 0; i0 < n8; i0 += 8) {
+    const size_t    b3 = 3 * (size_t)i0;
+    const __m512d   im8 = _mm512_loadu_pd(im + i0);
+    const __mmask8  mob = _mm512_cmp_pd_mask(im8, zero, _CMP_NEQ_UQ);
+    const __mmask8  pre = _mm256_test_epi32_mask(_mm256_loadu_si256((const __m256i *)(flags + i0)), _mm256_set1_epi32((int)DEM_PRESCRIBED));
+    const __mmask8  drift = mob | pre;
+    __m512d         hm[3], m[3], dm[3], V[3], W[3], F[3], T[3], P[3], X[3];
+
+    DemV4Spread3(_mm512_mul_pd(vh, im8), hm);
+    DemV4Spread3(_mm512_maskz_mov_pd(mob, _mm512_loadu_pd(mass + i0)), m); /* m = 1/m == 0 ? 0 : mass */
+    DemV4Spread3(_mm512_maskz_mov_pd(drift, one), dm);
+    for (int k = 0; k < 3; k++) {
+      const size_t o = b3 + 8 * k;
+      F[k] = _mm512_loadu_pd(f + o), T[k] = _mm512_loadu_pd(t + o);
+      V[k] = _mm512_fmadd_pd(hm[k], F[k], _mm512_loadu_pd(v + o));
+      W[k] = _mm512_fmadd_pd(_mm512_mul_pd(vh, _mm512_loadu_pd(iI + o)), T[k], _mm512_loadu_pd(w + o)); /* isotropic: the three 1/I of a body are equal */
+      P[k] = _mm512_fmadd_pd(_mm512_loadu_pd(fd + o), V[k], _mm512_mul_pd(_mm512_loadu_pd(td + o), W[k]));
+      _mm512_storeu_pd(v + o, V[k]), _mm512_storeu_pd(w + o, W[k]);
+      _mm512_storeu_pd(f + o, _mm512_fmadd_pd(m[k], g[k], zero)); /* the next evaluation's start */
+      _mm512_storeu_pd(t + o, zero), _mm512_storeu_pd(fd + o, zero), _mm512_storeu_pd(td + o, zero);
+      X[k] = _mm512_loadu_pd(x + o);
+      X[k] = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(dm[k], zero, _CMP_NEQ_UQ), X[k], _mm512_fmadd_pd(vdt, V[k], X[k]));
+      _mm512_storeu_pd(x + o, X[k]);
+      nfv = _mm512_add_pd(nfv, _mm512_mul_pd(zero, X[k]));
+    }
+    s = DemV4PowerChain(s, P);
+    { /* Cayley rotation of the drifting bodies that spin (DemVerletCayley) */
+      __m512d        wc[3];
+      __mmask8       spin;
+      DemV4Split3(W, wc);
+      spin = drift & (_mm512_cmp_pd_mask(wc[0], zero, _CMP_NEQ_UQ) | _mm512_cmp_pd_mask(wc[1], zero, _CMP_NEQ_UQ) | _mm512_cmp_pd_mask(wc[2], zero, _CMP_NEQ_UQ));
+      __m512d        Q[4], qc[4];
+      for (int k = 0; k < 4; k++) Q[k] = _mm512_loadu_pd(q + 4 * (size_t)i0 + 8 * k);
+      if (spin) {
+        const __m512d hx = _mm512_mul_pd(vhw, wc[0]), hy = _mm512_mul_pd(vhw, wc[1]), hz = _mm512_mul_pd(vhw, wc[2]);
+        __m512d       qn[4], r2, r;
+        DemV4QSplit(Q, qc);
+        qn[0] = _mm512_fnmadd_pd(hz, qc[3], _mm512_fnmadd_pd(hy, qc[2], _mm512_fnmadd_pd(hx, qc[1], qc[0])));
+        qn[1] = _mm512_fnmadd_pd(hz, qc[2], _mm512_fmadd_pd(hy, qc[3], _mm512_fmadd_pd(hx, qc[0], qc[1])));
+        qn[2] = _mm512_fmadd_pd(hz, qc[1], _mm512_fmadd_pd(hy, qc[0], _mm512_fnmadd_pd(hx, qc[3], qc[2])));
+        qn[3] = _mm512_fmadd_pd(hz, qc[0], _mm512_fnmadd_pd(hy, qc[1], _mm512_fmadd_pd(hx, qc[2], qc[3])));
+        r2    = _mm512_fmadd_pd(qn[3], qn[3], _mm512_fmadd_pd(qn[2], qn[2], _mm512_fmadd_pd(qn[0], qn[0], _mm512_mul_pd(qn[1], qn[1]))));
+        r     = _mm512_div_pd(one, _mm512_sqrt_pd(r2));
+        for (int c = 0; c < 4; c++) qc[c] = _mm512_mask_blend_pd(spin, qc[c], _mm512_mul_pd(qn[c], r));
+        DemV4QJoin(qc, Q);
+        for (int k = 0; k < 4; k++) _mm512_storeu_pd(q + 4 * (size_t)i0 + 8 * k, Q[k]);
+      }
+      for (int k = 0; k < 4; k++) nfv = _mm512_add_pd(nfv, _mm512_mul_pd(zero, Q[k]));
+    }
+    if (havex0) { /* the neighbour list's displacement rule on the new x */
+      __m512d d[3], dc[3];
+      for (int k = 0; k < 3; k++) d[k] = _mm512_sub_pd(X[k], _mm512_loadu_pd(x0 + b3 + 8 * k));
+      DemV4Split3(d, dc);
+      moved |= _mm512_cmp_pd_mask(_mm512_fmadd_pd(dc[2], dc[2], _mm512_fmadd_pd(dc[0], dc[0], _mm512_mul_pd(dc[1], dc[1]))), lim, _CMP_GT_OQ) != 0;
+    }
+  }
+  s = DemVerletKickDrift_Inline(sim, dt, 1, ck, n8, s); /* the last n % 8 bodies; sets ck */
+  ck->moved |= moved;
+  ck->nf += _mm512_reduce_add_pd(nfv);
+  return s;
+}
+
+DEM_ISA_V4 static PetscReal DemVerletKickPower_V4(DemSim sim, PetscReal h, DemVerletChecks *ck)
+{
+  DemBodyStore *bs = &sim->bodies;
+  const PetscInt n = bs->n, n8 = n - n % 8;
+  const PetscReal *restrict f = bs->f, *restrict t = bs->t, *restrict iI = bs->inv_I, *restrict im = bs->inv_m;
+  const PetscReal *restrict fd = sim->fd, *restrict td = sim->td;
+  PetscReal *restrict v = bs->v, *restrict w = bs->w;
+  const __m512d   zero = _mm512_setzero_pd(), vh = _mm512_set1_pd(h);
+  __m512d         nfv = zero;
+  PetscReal       s = 0;
+
+  for (PetscInt i0 = 0; i0 < n8; i0 += 8) {
+    const size_t b3 = 3 * (size_t)i0;
+    __m512d      hm[3], P[3];
+    DemV4Spread3(_mm512_mul_pd(vh, _mm512_loadu_pd(im + i0)), hm);
+    for (int k = 0; k < 3; k++) {
+      const size_t  o = b3 + 8 * k;
+      const __m512d V = _mm512_loadu_pd(v + o), W = _mm512_loadu_pd(w + o);
+      P[k]            = _mm512_fmadd_pd(_mm512_loadu_pd(fd + o), V, _mm512_mul_pd(_mm512_loadu_pd(td + o), W)); /* fd(n+1) at v(n+1/2) */
+      const __m512d Vn = _mm512_fmadd_pd(hm[k], _mm512_loadu_pd(f + o), V);
+      const __m512d Wn = _mm512_fmadd_pd(_mm512_mul_pd(vh, _mm512_loadu_pd(iI + o)), _mm512_loadu_pd(t + o), W);
+      _mm512_storeu_pd(v + o, Vn), _mm512_storeu_pd(w + o, Wn);
+      nfv = _mm512_add_pd(nfv, _mm512_add_pd(_mm512_mul_pd(zero, Vn), _mm512_mul_pd(zero, Wn)));
+    }
+    s = DemV4PowerChain(s, P);
+  }
+  s = DemVerletKickPower_Inline(sim, h, 1, ck, n8, s); /* adds to ck->nf */
+  ck->nf += _mm512_reduce_add_pd(nfv);
+  return s;
 }
 #endif
 
@@ -211,6 +384,9 @@ static int DemVerletIsotropic(DemIntegrator_Verlet *vv, DemSim sim)
 static PetscReal DemVerletKickDrift(DemIntegrator_Verlet *vv, DemSim sim, PetscReal dt, DemVerletChecks *ck)
 {
   const int iso = DemVerletIsotropic(vv, sim);
+#if DEM_HAVE_ISA_V4
+  if (iso && sim->dim != 2 && DemIsaV4()) return DemVerletKickDrift_V4(sim, dt, ck);
+#endif
 #if DEM_HAVE_ISA_V3
   if (DemIsaV3()) return DemVerletKickDrift_V3(sim, dt, iso, ck);
 #endif
@@ -219,6 +395,9 @@ static PetscReal DemVerletKickDrift(DemIntegrator_Verlet *vv, DemSim sim, PetscR
 static PetscReal DemVerletKickPower(DemIntegrator_Verlet *vv, DemSim sim, PetscReal h, DemVerletChecks *ck)
 {
   const int iso = DemVerletIsotropic(vv, sim);
+#if DEM_HAVE_ISA_V4
+  if (iso && sim->dim != 2 && DemIsaV4()) return DemVerletKickPower_V4(sim, h, ck);
+#endif
 #if DEM_HAVE_ISA_V3
   if (DemIsaV3()) return DemVerletKickPower_V3(sim, h, iso, ck);
 #endif

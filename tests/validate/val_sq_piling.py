@@ -7,8 +7,8 @@ poured onto a plate, form heaps of different angles of repose: 40 deg (superquad
 the center of the heap"; domain boundaries are rigid walls of the particles' material; 4680
 particles; "the heap becomes stable 1 s after the dropping is stopped". Its Table 4 (material and
 set-up values) is not in the text we have, so these are our choices: Hertz-Mindlin, density
-2500 kg/m^3, E = 1e7 Pa, nu = 0.3, restitution 0.5, friction 0.5 between bodies and with every
-wall, no rolling resistance (002's spheres have none), mean-curvature Hertz radius with q = 10
+2500 kg/m^3, E = 1e7 Pa, nu = 0.3, restitution 0.5, friction 1.0 (calibrated on the sphere heap,
+see "Calibration" below; sessions 4-7 used 0.5) between bodies and with every wall, no rolling resistance (002's spheres have none), mean-curvature Hertz radius with q = 10
 (002's); velocity Verlet, dt = 2e-5 s (1/15 of the shortest collision time mmdem reports,
 2.97e-4 s), N = 1100 poured bodies per heap (002: 4680; fewer to keep a run at ~5-15 min here).
 
@@ -105,11 +105,45 @@ Session 7 - the set-up against 002, item by item:
   9-16: 97 min of wall time), spheres about 4.5 min for the first 83773 steps (its restart to
   3.5 s not timed).
 
+Calibration (session 8). 002's Table 4 (friction, restitution, stiffness, time step) is not in
+our text, so the friction is calibrated on 002's own reference, the sphere heap (31 deg), and
+the superquadric heap with the same parameters is the prediction checked against 40 +- 4;
+nothing is tuned on the superquadric heap. The sweep is on the 1100-body heaps: for spheres
+they agree with the 4680-body heap (27.8 +- 0.7 over seeds 11-15 against 27.3, seed 11, both
+at friction 0.5), for superquadrics they do not (33.9 +- 0.2 against 36.0), so the
+superquadric prediction from 1100-body heaps is expected about 2 deg below a 4680-body one.
+Sphere heaps, angle (flank fit above) per seed 11, 12, 13, restitution 0.5 unless stated
+(about 75 s of CPU per heap, `SQ_PILING_ONLY=spheres SQ_PILING_MU=... SQ_PILING_REST=...`):
+  friction 0.3: 22.6 (seed 11 only);
+  friction 0.5: 27.3, 29.0, 25.6 (seeds 14, 15: 28.3, 29.1), mean 27.3 (27.9 over five);
+  friction 0.8: 29.4 (seed 11: the session-4 run evaluated again), 27.3, 26.2, mean 27.6;
+  friction 1.0: 26.6, 28.9, 29.3, mean 28.3, s.d. 1.5, standard error 0.8;
+  friction 0.5, restitution 0.1: 28.7, 27.0; friction 1.0, restitution 0.1: 27.1 (seed 11).
+The sphere heap steepens from friction 0.3 to 0.5 and then stays at 28 +- 1 up to 1.0;
+restitution 0.1 changes it by less than the seed scatter (1.5 deg per heap). No friction in
+this range gives 31: the calibration target is not reached, the largest mean (28.3 at
+friction 1.0, the plateau) is 2.7 deg short. So the defaults are friction 1.0 and
+restitution 0.5, the nearest the sphere heap comes to 002's 31 deg, and the sphere check
+(31 +- 2: about twice the standard error of a three-heap mean) fails by the set-up's gap, not
+by the superquadric contact (the spheres use none of its code). Prediction, superquadric heaps
+at friction 1.0 (restitution 0.5), seeds 11 and 12 (seed 13 not run: out of time; about 4.5 min
+of CPU each, 59-60 min of wall time at nice 19 under load 14-25): 35.7 and 35.3 deg, mean 35.5,
+standard error 0.2 (at friction 0.5 the same seeds gave 34.3 and 33.8): outside 40 +- 4 by
+0.5 deg, so the superquadric check still fails, calibrated or not. Both heaps at rest
+(translational kinetic / potential energy 9.2e-7 and 4.2e-7), no failed solve; 687 and 678
+bodies on the plate. Difference to the spheres at friction 1.0 (28.3 over seeds 11-13): 7.2 deg
+(002: 9). The 4680-body heaps were not run at friction 1.0 (about 27 min of CPU for the
+superquadric one at session 7's rate; not possible in the session's time on the shared
+machine); at friction 0.5 the 4680-body superquadric heap stood 2 deg steeper than the
+1100-body ones, so it might reach 36-38 deg at 1.0 - not measured.
+
 Env: SQ_PILING_LARGE=1 (002's heap size, above), SQ_PILING_SEEDS ("11 12 13"), SQ_PILING_ONLY=superquadrics|spheres, KEEP=DIR keeps the runs
 (DIR/seedS/NAME), SQ_PILING_REUSE=1 evaluates runs kept there again; for sensitivity runs (the
 checks are meant for the defaults): SQ_PILING_N (bodies, 1100), SQ_PILING_T (end time, 2.2 s),
-SQ_PILING_MU (friction, 0.5), SQ_PILING_BLOCKINESS (n1 = n2, 4), SQ_PILING_R_PLATE (0.035 m).
-Checked: the mean superquadric angle within 40 +- 4 deg (002); the superquadric heaps steeper
+SQ_PILING_MU (friction, 1.0), SQ_PILING_REST (restitution, 0.5), SQ_PILING_BLOCKINESS (n1 = n2, 4),
+SQ_PILING_R_PLATE (0.035 m).
+Checked: the mean sphere angle within 31 +- 2 deg (002; the calibration target, see
+"Calibration"); the mean superquadric angle within 40 +- 4 deg (002); the superquadric heaps steeper
 than the spheres' (the difference of the means larger than twice its standard error); every
 superquadric contact solve converged; the bodies on the plate at rest at the end of every run.
 """
@@ -132,19 +166,21 @@ NBODY = int(os.environ.get("SQ_PILING_N", "4680" if LARGE else "1100"))
 T_OPEN = 0.35 if LARGE else 0.25
 T_END = float(os.environ.get("SQ_PILING_T", "3.5" if LARGE else "2.2"))
 SEEDS = [int(s) for s in os.environ.get("SQ_PILING_SEEDS", "11 12 13").split()]   # independent heaps
-MU = float(os.environ.get("SQ_PILING_MU", "0.5"))   # friction coefficient (a sensitivity study; the check is for 0.5)
+MU = float(os.environ.get("SQ_PILING_MU", "1.0"))   # friction coefficient: 1.0 from the sphere calibration (docstring)
+REST = float(os.environ.get("SQ_PILING_REST", "0.5"))   # coefficient of restitution (0.1 made no difference)
 H = 0.3                        # domain width; plate and funnel on its axis
 CX = CY = H / 2
 R_PLATE = float(os.environ.get("SQ_PILING_R_PLATE", "0.057" if LARGE else "0.035"))
 Z_OUT, R_OUT, Z_TOP, R_TOP = (0.09, 0.018, 0.15, 0.07) if LARGE else (0.06, 0.012, 0.12, 0.045)
 Z_HI = 0.33 if LARGE else 0.2  # the domain's top
+TOL_SPH = 2.0                  # the sphere check's tolerance (deg): about twice the standard error of a 3-heap mean
 PROBE, GRID = 0.0025, 0.0005   # the surface envelope's probe radius and grid spacing
 
 YAML = """name: {name}
 domain: {{lo: [0, 0, -0.06], hi: [{H}, {H}, {zhi}]}}
 gravity: [0, 0, -9.81]
 materials:
-  grain: {{density: 2500, youngs_modulus: 1.0e7, poisson_ratio: 0.3, restitution: 0.5, friction: {mu}}}
+  grain: {{density: 2500, youngs_modulus: 1.0e7, poisson_ratio: 0.3, restitution: {rest}, friction: {mu}}}
 contact:
   - {{pair: default, law: hertz_mindlin}}
 shapes:
@@ -305,7 +341,7 @@ for seed in SEEDS:
             continue
         y = os.path.join(d, name + ".yaml")
         with open(y, "w") as f:
-            f.write(YAML.format(name=name, mu=MU, H=H, shape=shape, csv=csvp, base=os.path.join(d, "base.csv"), rb=R_BASE, cx=CX, cy=CY, rp=R_PLATE, zo=Z_OUT, zg=Z_OUT - 0.002, rg=R_OUT + 0.003, hf=Z_TOP - Z_OUT,
+            f.write(YAML.format(name=name, mu=MU, rest=REST, H=H, shape=shape, csv=csvp, base=os.path.join(d, "base.csv"), rb=R_BASE, cx=CX, cy=CY, rp=R_PLATE, zo=Z_OUT, zg=Z_OUT - 0.002, rg=R_OUT + 0.003, hf=Z_TOP - Z_OUT,
                                 ro=R_OUT, rt=R_TOP, to=T_OPEN, te=T_END, zhi=Z_HI, vtk=0.5 if LARGE else 0.1))
         out = os.path.join(d, name)
         log = os.path.join(d, name + ".log")
@@ -336,6 +372,10 @@ for name, v in angles.items():
     m, sd, se = stats(v)
     print("# %s: angle of repose over %d heaps (seeds %s): mean %.1f deg, s.d. %.1f, standard error %.1f (002: %s deg)"
           % (name, len(v), " ".join(str(s) for s in SEEDS), m, sd, se, "40" if name == "superquadrics" else "31"))
+if "spheres" in angles:   # the reference the friction was calibrated on (see "Calibration" above)
+    m, sd, se = stats(angles["spheres"])
+    dc.check("piling: mean sphere angle of repose within 31 +- %g deg (002, the calibration target)" % TOL_SPH, abs(m - 31.0), TOL_SPH,
+             "%.1f +- %.1f (standard error) deg over %d heaps" % (m, se, len(angles["spheres"])))
 if "superquadrics" in angles:
     m, sd, se = stats(angles["superquadrics"])
     dc.check("piling: mean superquadric angle of repose within 40 +- 4 deg (002)", abs(m - 40.0), 4.0,
