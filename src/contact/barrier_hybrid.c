@@ -123,14 +123,15 @@ static PetscErrorCode DemContactLawCompute_Barrier(DemContactLaw law, const DemC
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < batch->n; i++) {
-    if (i >= run1) { /* a new body pair: its consecutive contacts and their summed tangent stiffness */
+    if (i >= run1) { /* a new body pair: its consecutive contacts, and with several their summed tangent stiffness */
+      for (run1 = i + 1; run1 < batch->n && batch->a[run1] == batch->a[i] && batch->b[run1] == batch->b[i]; run1++) { }
+      nrun = run1 - i;
       Krun = 0;
-      for (run1 = i; run1 < batch->n && batch->a[run1] == batch->a[i] && batch->b[run1] == batch->b[i]; run1++) {
+      for (PetscInt k = i; nrun > 1 && k < run1; k++) {
         PetscReal fe1, dfe1, E1;
-        DemBarrierNormal(bh, batch->gap[run1], &fe1, &dfe1, &E1);
+        DemBarrierNormal(bh, batch->gap[k], &fe1, &dfe1, &E1);
         Krun += PetscMax(-dfe1, 0);
       }
-      nrun = run1 - i;
     }
     const PetscReal *n = batch->nrm + 3 * i, *vr = batch->vrel + 3 * i;
     PetscReal       *h = batch->hist[i] >= 0 ? batch->history + batch->hist[i] * batch->histsize : NULL;

@@ -669,9 +669,7 @@ static PetscErrorCode DemNmTrialState(DemIntegrator_Newmark *nm, Vec X)
     PetscReal     *Xi = nm->Xi + 9 * i, *Qd = nm->Qd + 9 * i;
     if (r >= 0) {
       const PetscReal *u = xx + 6 * r, *al = xx + 6 * r + 3;
-      const PetscReal *vi = bs->v + 3 * i, *wi = bs->w + 3 * i, *ai = nm->acc + 3 * i, *di = nm->wacc + 3 * i;
-      PetscReal        s = 4.0 / (4.0 + al[0] * al[0] + al[1] * al[1] + al[2] * al[2]), dq[4];
-      (void)vi, (void)wi, (void)ai, (void)di; /* the velocities below, after the release weights */
+      PetscReal        s = 4.0 / (4.0 + al[0] * al[0] + al[1] * al[1] + al[2] * al[2]), dq[4]; /* velocities: below, after the release weights */
       for (int k = 0; k < 3; k++) {
         nm->dx[3 * i + k] = u[k];
         nm->da[3 * i + k] = al[k];
