@@ -634,6 +634,13 @@ def main():
             log("single-process target (mmdem/LAMMPS >= 1.0; wall | CPU): " + ", ".join(
                 "%s %.2f | %s %s" % (nm, q, e(qc, "%.2f"), "met" if min(q, qc or q) >= 1.0 else
                                      ("NOT met" if max(q, qc or q) < 1.0 else "unclear")) for nm, q, qc in targets))
+            # the performance issue's goal: twice LAMMPS's particle-steps per second, and no more memory per
+            # particle (peak RSS / N) than LAMMPS's
+            log("performance target (mmdem/LAMMPS >= 2.0 and mmdem B/p <= LAMMPS B/p): " + ", ".join(
+                "%s %s" % (rr["case"], "met" if min(rr["ratio"], rr["ratio_cpu"] or rr["ratio"]) >= 2.0 and
+                           rr["mmdem_bytes_per_particle"] and rr["lammps_bytes_per_particle"] and
+                           rr["mmdem_bytes_per_particle"] <= rr["lammps_bytes_per_particle"] else "NOT met")
+                for rr in rows if rr["ratio"]))
     json.dump(dict(date=time.strftime("%Y-%m-%d %H:%M:%S"), mmdem=mmdem, lammps=lmp, dt=DT, skin=SKIN, law=LAW["name"],
                    kn=LAW["kn"], gamma_n=LAW["gn"], bed_warmup=bed[1] + bed[2] if bed else None, rows=rows),
               open(results_file, "w"), indent=1)

@@ -70,12 +70,14 @@
   residual's norms are reductions. cd (pgs): a block-Jacobi + Gauss-Seidel hybrid, each rank
   sweeping its own contacts (Gauss-Seidel), the velocities recomputed from every rank's forces
   between sweeps (the same two exchanges: Jacobi between ranks), the residual reduced. cd's
-  warm starts (its own map, keyed by gids) are gathered on every rank after a rebuild and
-  each keeps those of the pairs it now evaluates (cd.c, DemCDWarmMigrate). The compatibility
-  post-solve (cd_compat_mpi.c): every rank's contacts (gids, row of B, CD force, end gap, k~
-  normalized over the ranks) and owned mobile bodies (F~, F_ext) are gathered on rank 0, which
-  solves the serial problem in (gid a, gid b, feature) order and scatters the compatible
-  forces back; its displacements' warm start lives on rank 0 (tests/cases/mpi_cd_compat.sh).
+  warm starts (its own map, keyed by gids, registered with DemDecompPairMap_Private) are taken
+  out at step 1 of a rebuild, travel point to point with their pair's lower-id body like the
+  history (DemDecompRoute: only the migrating entries are sent) and go back into the map after
+  the build (MMDEM_DECOMP_VERBOSE prints each rank's entries held, sent and received). The compatibility
+  post-solve (cd_compat_mpi.c) is a distributed PETSc problem: rows the owned bodies' DOF,
+  columns the rank's contacts; its row norms and cluster flags are summed into the owners
+  (DemDecompReverseAddArray_Private) and sent back to the ghosts (DemDecompForwardArray_Private),
+  TAOALMM and the Newton polish run on the communicator (tests/cases/mpi_cd_compat.sh).
 
   variational (src/integrators/variational.c): after every rebuild the unknowns are renumbered,
   six per owned mobile body, in global-id order on each rank and rank after rank; ghosts get
@@ -238,6 +240,16 @@ struct _DemDecomp {
   PetscInt     nf, fcap;
   int64_t     *fg;
   PetscReal   *fv;
+  /* an integrator's per-pair map (cd's warm starts, DemDecompPairMap_Private), in transit with
+     its pairs like the superquadric warm starts: gids (2 per entry), then per entry the map's
+     third key (int64 in a real) and its values; npheld / npsent / nprecv: entries taken out,
+     sent to and received from other ranks over the rebuilds (MMDEM_DECOMP_VERBOSE) */
+  DemHistoryMap *pmap;
+  PetscInt     np, pcap;
+  int64_t     *pg;
+  PetscReal   *pv;
+  PetscInt64   npheld, npsent, nprecv;
+  PetscBool    pever;     /* a pair map was registered */
   PetscInt     nmigrated, nwrapped, nrebuilds; /* bodies sent to another rank, periodic wraps of
                                                   owned bodies, rebuilds (MMDEM_DECOMP_VERBOSE) */
   /* MMDEM_MPI_TIMERS: wall time per phase of the steps (DemDecompTick), printed per rank at
@@ -364,6 +376,7 @@ PetscErrorCode DemDecompDestroy_Private(DemSim sim)
     }
     PetscCall(PetscPrintf(sim->comm, "; ghost range %.17g\n", (double)d->cutoff));
     PetscCall(PetscSynchronizedPrintf(sim->comm, "decomp: rank %d: %" PetscInt_FMT " rebuilds, %" PetscInt_FMT " bodies migrated away, %" PetscInt_FMT " periodic wraps, %" PetscInt_FMT " rebalances, %" PetscInt_FMT " owned at the end\n", (int)sim->rank, d->nrebuilds, d->nmigrated, d->nwrapped, d->nrebalance, d->nowned));
+    if (d->pever) PetscCall(PetscSynchronizedPrintf(sim->comm, "decomp: rank %d: integrator pair map: %lld entries taken out at the rebuilds, %lld sent to, %lld received from other ranks\n", (int)sim->rank, (long long)d->npheld, (long long)d->npsent, (long long)d->nprecv));
     PetscCall(PetscSynchronizedFlush(sim->comm, PETSC_STDOUT));
     if (d->bytime) PetscCall(PetscPrintf(sim->comm, "decomp: %" PetscInt_FMT " rebalances by time; max/mean work %.4f at the last comparison\n", d->ntrebalance, (double)d->timbalance));
   }
@@ -404,6 +417,8 @@ PetscErrorCode DemDecompDestroy_Private(DemSim sim)
   PetscCall(PetscFree(d->wg));
   PetscCall(PetscFree(d->wv));
   PetscCall(PetscFree(d->fg));
+  PetscCall(PetscFree(d->pg));
+  PetscCall(PetscFree(d->pv));
   PetscCall(PetscFree(d->fv));
   PetscCall(PetscFree(d->twait));
   if (d->hmap.cap) PetscCall(DemHistoryMapFree(&d->hmap));
@@ -624,10 +639,12 @@ static PetscErrorCode DemDecompWarmReserve(struct _DemDecomp *d, PetscInt n)
 }
 
 /* per-pair entries in transit (gids g, W values each: superquadric warm starts, feature-slot
-   histories) go where the lower-id body of their pair goes (left: the departing bodies by gid
-   with their destinations, sorted); replicated: the entries of departing bodies are dropped
-   (every rank has them). Collective. */
-static PetscErrorCode DemDecompRoute(DemSim sim, const DemGidIdx *left, PetscInt nleave, PetscBool replicated, PetscInt W, int64_t **gp, PetscReal **vp, PetscInt *np, PetscInt *capp)
+   histories, an integrator's pair map) go where the lower-id body of their pair goes (left:
+   the departing bodies by gid with their destinations, sorted); replicated: the entries of
+   departing bodies are dropped (every rank has them). Only the departing entries travel: one
+   count per rank pair (MPI_Alltoall), then the entries themselves. nsent (optional): the
+   entries sent. Collective. */
+static PetscErrorCode DemDecompRoute(DemSim sim, const DemGidIdx *left, PetscInt nleave, PetscBool replicated, PetscInt W, int64_t **gp, PetscReal **vp, PetscInt *np, PetscInt *capp, PetscInt *nsent)
 {
   struct _DemDecomp *d = sim->decomp;
   const PetscInt     rec = 2 + W;
@@ -649,6 +666,7 @@ static PetscErrorCode DemDecompRoute(DemSim sim, const DemGidIdx *left, PetscInt
   }
   d->toff[0] = 0;
   for (PetscMPIInt r = 1; r < size; r++) d->toff[r] = d->toff[r - 1] + d->tcnt[r - 1];
+  if (nsent) *nsent = nout;
   PetscCallMPI(MPI_Alltoall(d->tcnt, 1, MPI_INT, d->ucnt, 1, MPI_INT, sim->comm));
   d->uoff[0] = 0;
   for (PetscMPIInt r = 1; r < size; r++) d->uoff[r] = d->uoff[r - 1] + d->ucnt[r - 1];
@@ -779,8 +797,14 @@ static PetscErrorCode DemDecompMigrate(DemSim sim, PetscBool replicated)
     PetscCall(PetscFree2(hout, hinb));
     PetscCall(PetscFree(hd));
   }
-  if (d->wrec) PetscCall(DemDecompRoute(sim, left, nleave, replicated, 1 + d->wrec, &d->wg, &d->wv, &d->nw, &d->wcap)); /* superquadric warm starts, the same way */
-  if (hs > 0) PetscCall(DemDecompRoute(sim, left, nleave, replicated, 1 + hs, &d->fg, &d->fv, &d->nf, &d->fcap)); /* feature-slot histories (mesh walls) */
+  if (d->wrec) PetscCall(DemDecompRoute(sim, left, nleave, replicated, 1 + d->wrec, &d->wg, &d->wv, &d->nw, &d->wcap, NULL)); /* superquadric warm starts, the same way */
+  if (hs > 0) PetscCall(DemDecompRoute(sim, left, nleave, replicated, 1 + hs, &d->fg, &d->fv, &d->nf, &d->fcap, NULL)); /* feature-slot histories (mesh walls) */
+  if (d->pmap) { /* an integrator's pair map (cd's warm starts) */
+    PetscInt before = d->np, sent;
+    PetscCall(DemDecompRoute(sim, left, nleave, replicated, 1 + d->pmap->histsize, &d->pg, &d->pv, &d->np, &d->pcap, &sent));
+    d->npsent += sent;
+    d->nprecv += d->np - (before - sent);
+  }
   /* owned = kept + received, in global-id order */
   if (nleave || nin) {
     PetscInt   tot = nkeep + nin;
@@ -1131,6 +1155,24 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
       d->nf++;
     }
   }
+  /* 1d. an integrator's pair map (cd's warm starts, keyed by global ids and a feature), taken
+     out whole: after the build it holds what goes with this rank's pairs */
+  d->np = 0;
+  if (d->pmap) {
+    DemHistoryMap *m = d->pmap;
+    const PetscInt W = 1 + m->histsize;
+    PetscCall(DemDecompPairReserve(&d->pg, &d->pv, 0, &d->pcap, m->count, W));
+    for (PetscInt i = 0; i < m->cap; i++) {
+      if (!m->used[i]) continue;
+      d->pg[2 * d->np]     = m->ka[i];
+      d->pg[2 * d->np + 1] = m->kb[i];
+      memcpy(&d->pv[W * d->np], &m->kf[i], sizeof(int64_t));
+      PetscCall(PetscArraycpy(d->pv + W * d->np + 1, m->val + m->histsize * i, m->histsize));
+      d->np++;
+    }
+    d->npheld += d->np;
+    PetscCall(DemHistoryMapClear(m));
+  }
   nl->nfeat  = 0;
   nl->npairs = 0; /* its body indices are about to change */
   nl->ngroups = 0;
@@ -1188,6 +1230,12 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
   for (PetscInt e = 0; e < d->nw; e++) { /* the warm starts where the lookups of the new list find them */
     const PetscReal *v = d->wv + (1 + d->wrec) * e;
     PetscCall(DemShapeSuperquadricWarmPut_Private(sim->shapes[(PetscInt)v[0]], sim, d->wg[2 * e], d->wg[2 * e + 1], v + 1));
+  }
+  for (PetscInt e = 0; e < d->np && d->pmap; e++) { /* the integrator's pair map, this rank's part */
+    const PetscInt W = 1 + d->pmap->histsize;
+    int64_t        f;
+    memcpy(&f, &d->pv[W * e], sizeof(int64_t));
+    PetscCall(DemHistoryMapPut(d->pmap, d->pg[2 * e], d->pg[2 * e + 1], f, d->pv + W * e + 1));
   }
   PetscCall(DemDecompRemap(sim));
   DEM_DECOMP_TICK(d, DEM_DT_REBUILD);
@@ -2005,6 +2053,20 @@ PetscErrorCode DemDecompSumPowers_Private(DemSim sim, PetscReal *p0, PetscReal *
   PetscFunctionBegin;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, p, 2, MPIU_REAL, MPIU_SUM, sim->comm));
   *p0 = p[0], *p1 = p[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemDecompPairMap_Private - an integrator's map of per-pair values keyed by (gid a, gid b,
+  feature) (cd's warm starts) that must stay with the rank evaluating its pair: from now on
+  every rebuild takes its entries out, sends those whose pair's lower-id body migrates along
+  with it (DemDecompRoute: point to point, like the contact history) and puts this rank's back.
+  NULL: none. Not collective.
+*/
+PetscErrorCode DemDecompPairMap_Private(DemSim sim, DemHistoryMap *m)
+{
+  PetscFunctionBegin;
+  if (sim->decomp) sim->decomp->pmap = m, sim->decomp->pever = (PetscBool)(sim->decomp->pever || m);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -360,6 +360,8 @@ PETSC_EXTERN PetscErrorCode DemShapeSuperquadricWarmPut_Private(DemShape, DemSim
 PETSC_EXTERN PetscErrorCode DemDecompSum_Private(DemSim, PetscReal *v, PetscInt n);
 /* a per-body field registered after the distribution travels with its body from the next rebuild on */
 PETSC_EXTERN PetscErrorCode DemDecompFieldsChanged_Private(DemSim);
+/* an integrator's per-pair map (gid a, gid b, feature) that migrates with its pairs at every rebuild (cd's warm starts); NULL: none */
+PETSC_EXTERN PetscErrorCode DemDecompPairMap_Private(DemSim, DemHistoryMap *);
 
 /* forces with the laws' fused kernels where possible (explicit integrators; forces.c) */
 PETSC_EXTERN PetscErrorCode DemForcesComputeFast(DemSim, const DemState *, PetscBool commit, DemForceOut *);

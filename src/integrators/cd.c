@@ -88,12 +88,16 @@
   (DemCDSolvePGS): each rank sweeps its own contacts in `order`, and between sweeps the
   velocities are recomputed from all ranks' forces; it agrees with one rank within tol
   (tests/cases/mpi_pgs.sh). Warm starts go with their pair when its evaluating rank changes
-  at a rebuild (DemCDWarmMigrate). A checkpoint written on several ranks holds every rank's
-  warm starts (DemCDMPIGather, gathered on rank 0 while it writes), so a restart on any number
-  of ranks starts every pair from its warm start (tests/cases/mpi_cd.sh). compatible: true on
-  several ranks: the post-solve's problem (every rank's contacts and owned mobile bodies) is
-  gathered on rank 0, solved there by the serial code and the compatible forces scattered back
-  to their contacts' ranks (cd_compat_mpi.c, tests/cases/mpi_cd_compat.sh).
+  at a rebuild: the map is registered with the decomposition (DemDecompPairMap_Private), which
+  sends each entry point to point along with its pair's lower-id body, like the contact
+  history (decomp.c DemDecompRoute; only the migrating entries travel, no rank sees the
+  others' maps; MMDEM_DECOMP_VERBOSE prints the counts, tests/cases/mpi_cd.sh). A checkpoint
+  written on several ranks holds every rank's warm starts (DemCDMPIGather, gathered on rank 0
+  while it writes), so a restart on any number of ranks starts every pair from its warm start
+  (tests/cases/mpi_cd.sh). compatible: true on
+  several ranks: the post-solve's problem is a distributed PETSc problem (rows: the owned
+  bodies' DOF, columns: the rank's contacts), TAOALMM and the Newton polish run on the
+  communicator (cd_compat_mpi.c, tests/cases/mpi_cd_compat.sh).
 */
 #include "cdimpl.h"
 #include <time.h>
@@ -121,6 +125,7 @@ typedef struct {
   PetscInt      nactcap;
   DemHistoryMap wmap;                   /* (gid_a, gid_b, feature) -> [f, f_compatible] */
   DemHistoryMap wown;                   /* MPI: rank 0's own wmap while a checkpoint writes every rank's (DemCDMPIGather) */
+  DemSim        psim;                   /* MPI: the run whose decomposition moves wmap with its pairs (DemDecompPairMap_Private) */
   uint64_t      rng;
   DemCDCompat   compat;
   PetscLogEvent ev_solve, ev_compat;
@@ -300,12 +305,6 @@ static PetscErrorCode DemCDExternal(DemIntegrator_CD *cd, DemSim sim, PetscReal 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static int DemCDI64Cmp(const void *x, const void *y)
-{
-  const int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-  return (a > b) - (a < b);
-}
-
 /* MPI: the warm starts of map m as records of 5 reals (gid a, gid b, feature, f,
    f_compatible; the ids' bits copied into reals), and one record back: its keys */
 static void DemCDWarmPack(const DemHistoryMap *m, PetscReal *sb)
@@ -327,41 +326,6 @@ static void DemCDWarmKeys(const PetscReal *r, int64_t *ka, int64_t *kb, int64_t 
   memcpy(kf, &r[2], sizeof(int64_t));
 }
 
-/* MPI, after a rebuild (bodies migrated): the warm starts go with their pair to the rank that
-   now evaluates it, the owner of its lower-id body (decomp.c). Every rank's entries are
-   gathered on every rank (5 reals each: gid a, gid b, feature, f, f_compatible) and each keeps
-   those of its owned bodies. Collective; at rebuilds only. */
-static PetscErrorCode DemCDWarmMigrate(DemIntegrator_CD *cd, DemSim sim)
-{
-  DemHistoryMap *m  = &cd->wmap;
-  DemBodyStore  *bs = &sim->bodies;
-  PetscMPIInt    mine = 5 * (PetscMPIInt)m->count, *cnt, *off, tot;
-  PetscReal     *sb, *rb;
-  int64_t       *own;
-
-  PetscFunctionBegin;
-  PetscCall(PetscMalloc2(sim->size, &cnt, sim->size, &off));
-  PetscCallMPI(MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, sim->comm));
-  off[0] = 0;
-  for (PetscMPIInt r = 1; r < sim->size; r++) off[r] = off[r - 1] + cnt[r - 1];
-  tot = off[sim->size - 1] + cnt[sim->size - 1];
-  PetscCall(PetscMalloc3(mine + 1, &sb, tot + 1, &rb, bs->n + 1, &own));
-  DemCDWarmPack(m, sb);
-  PetscCallMPI(MPI_Allgatherv(sb, mine, MPIU_REAL, rb, cnt, off, MPIU_REAL, sim->comm));
-  PetscCall(DemHistoryMapClear(m));
-  for (PetscInt i = 0; i < bs->n; i++) own[i] = bs->gid[i];
-  if (bs->n > 1) qsort(own, (size_t)bs->n, sizeof(int64_t), DemCDI64Cmp);
-  for (PetscInt k = 0; k < tot / 5; k++) {
-    int64_t ka, kb, kf, lo;
-    DemCDWarmKeys(&rb[5 * k], &ka, &kb, &kf);
-    lo = PetscMin(ka, kb);
-    if (bsearch(&lo, own, (size_t)bs->n, sizeof(int64_t), DemCDI64Cmp)) PetscCall(DemHistoryMapPut(m, ka, kb, kf, &rb[5 * k + 3]));
-  }
-  PetscCall(PetscFree3(sb, rb, own));
-  PetscCall(PetscFree2(cnt, off));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* MPI, around a checkpoint's serialization on rank 0 (decomp.c, ops->mpigather): with gather
    true every rank's warm starts go into rank 0's map (its own kept aside in wown), so that the
    checkpoint holds them all, with false rank 0's own map comes back. A restart on any number
@@ -376,6 +340,7 @@ static PetscErrorCode DemCDMPIGather(DemIntegrator ig, DemSim sim, PetscBool gat
   PetscReal        *sb, *rb = NULL;
 
   PetscFunctionBegin;
+  PetscCall(DemCDCompatMPIGather_Private(sim, &cd->compat, gather)); /* the compatibility displacements likewise (cd_compat_mpi.c) */
   if (!gather) {
     if (sim->rank == 0 && cd->wown.cap) {
       PetscCall(DemHistoryMapFree(&cd->wmap));
@@ -418,9 +383,13 @@ static PetscErrorCode DemCDDetect(DemIntegrator_CD *cd, DemSim sim)
   DemNeighbourList *nl = &sim->nl;
   DemState          st = {bs->x, bs->v, bs->w, bs->q};
   PetscReal        *act, lim = 0.5 * (sim->skin - cd->margin), mx = 0;
-  const PetscInt    nbuilds = nl->nbuilds;
 
   PetscFunctionBegin;
+  /* MPI: the warm starts go with their pairs at every rebuild (decomp.c) */
+  if (DemDecompActive_Private(sim) && cd->warm && !cd->psim) {
+    cd->psim = sim;
+    PetscCall(DemDecompPairMap_Private(sim, &cd->wmap));
+  }
   /* the list holds every pair within the skin at its build; a pair within `margin` now is
      guaranteed to be in it while no body moved more than (skin - margin)/2 */
   PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_FALSE));
@@ -433,7 +402,6 @@ static PetscErrorCode DemCDDetect(DemIntegrator_CD *cd, DemSim sim)
     if (sim->decomp) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &again, 1, MPIU_INT, MPI_MAX, sim->comm)); /* MPI: collective */
     if (again) PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_TRUE));
   }
-  if (DemDecompActive_Private(sim) && cd->warm && nl->nbuilds != nbuilds) PetscCall(DemCDWarmMigrate(cd, sim)); /* MPI: with their pairs */
   if (sim->nlaw + 1 > cd->nactcap) { /* once: no allocation per step */
     PetscCall(PetscFree(cd->act));
     cd->nactcap = sim->nlaw + 1;
@@ -956,6 +924,15 @@ static PetscErrorCode DemIntegratorDestroy_CD(DemIntegrator ig)
   if (view && cd->nsteps) {
     double c_all = DemCDCPUTime() - cd->c0_run;
     PetscCall(PetscPrintf(ig->comm, "cd: %" PetscInt_FMT " steps, solver %s (order %s), iterations mean %.1f max %" PetscInt_FMT ", max residual %.3g, %" PetscInt_FMT " steps not converged to tol %g; solve %.4f s wall, %.4f s CPU (%.3g s CPU/step); whole steps %.4f s CPU (%.3g s/step)\n", cd->nsteps, DemCDSolvers[cd->solver], DemCDOrders[cd->order], (double)cd->its_total / cd->nsteps, cd->its_max, (double)cd->res_max, cd->nunconverged, (double)cd->tol, (double)cd->t_solve, cd->c_solve, cd->c_solve / cd->nsteps, c_all, c_all / cd->nsteps));
+    if (cd->ncompat) { /* MPI: each rank's share of the last solve and its residual */
+      PetscMPIInt size, rank;
+      PetscCallMPI(MPI_Comm_size(ig->comm, &size));
+      PetscCallMPI(MPI_Comm_rank(ig->comm, &rank));
+      if (size > 1) {
+        PetscCall(PetscSynchronizedPrintf(ig->comm, "cd: compatibility post-solve on rank %d: last solve %" PetscInt_FMT " of %" PetscInt_FMT " rows, %" PetscInt_FMT " of %" PetscInt_FMT " contacts on this rank; max equilibrium residual on its bodies %.3g; loaded-cluster rounds max %" PetscInt_FMT "\n", (int)rank, cd->compat.nrows_local, cd->compat.nrows, cd->compat.nvars_local, cd->compat.nvars, (double)cd->compat.eqres_rank_max, cd->compat.rounds_max));
+        PetscCall(PetscSynchronizedFlush(ig->comm, PETSC_STDOUT));
+      }
+    }
     if (cd->ncompat) PetscCall(PetscPrintf(ig->comm, "cd: compatibility post-solve: %" PetscInt_FMT " solves, TAOALMM iterations mean %.1f max %" PetscInt_FMT ", Newton steps mean %.1f max %" PetscInt_FMT ", %" PetscInt_FMT " TAOALMM errors, %" PetscInt_FMT " above compatible_tol %g, max equilibrium residual %.3g; %.4f s wall, %.4f s CPU (%.3g s CPU/solve)\n", cd->ncompat, (double)cd->compat_its_total / cd->ncompat, cd->compat_its_max, (double)cd->polish_its_total / cd->ncompat, cd->polish_its_max, cd->compat.almm_failed, cd->ncompat_fail, (double)cd->compat.tol, (double)cd->compat_eqres_max, (double)cd->t_compat, cd->c_compat, cd->c_compat / cd->ncompat));
   }
   PetscCall(PetscFree(cd->binv));
@@ -967,6 +944,7 @@ static PetscErrorCode DemIntegratorDestroy_CD(DemIntegrator ig)
   PetscCall(PetscFree6(cd->x1, cd->x2, cd->x3, cd->x4, cd->x5, cd->x6));
   PetscCall(PetscFree(cd->perm));
   PetscCall(PetscFree(cd->act));
+  if (cd->psim) PetscCall(DemDecompPairMap_Private(cd->psim, NULL));
   PetscCall(DemHistoryMapFree(&cd->wmap));
   if (cd->wown.cap) PetscCall(DemHistoryMapFree(&cd->wown));
   PetscCall(DemHistoryMapFree(&cd->compat.umap));

@@ -42,6 +42,13 @@
       -cd_compat_polish_), and backtracks on phi. A zero residual is the
       exact optimum of (36); `compatible_tol` bounds the scaled residual.
   The forces reported are those of stage 2 when it lowered the residual below stage 1's.
+  Stages 1 and 2 (DemCDCompatCore_Private) run on the communicator of the constraint matrix:
+  one process here (DemCDCompatSolve_Private), every rank of a decomposed run with the problem
+  distributed by cd_compat_mpi.c. There the objective and phi sum over the ranks, the
+  failure tests are agreed, CG is preconditioned by block Jacobi with incomplete Cholesky
+  (positive-definite shift) on each rank's block (-cd_compat_polish_sub_* options) and the
+  direct fallback is MUMPS' parallel Cholesky (PCREDUNDANT without MUMPS). On one process
+  the operations are those of the serial code before the split (bitwise the same results).
 
   Relative stiffness (004 eq. (35)): k~_i comes from the contact law of contact i itself,
   evaluated (without damping: zero relative velocity) at two trial overlaps delta0 and
@@ -54,12 +61,21 @@
 #include "cdimpl.h"
 #include <petsctao.h>
 
-typedef struct {
-  Mat        A;    /* scaled B^T restricted to the rows of Gamma_N and the closed contacts */
-  Vec        rhs;  /* scaled F~ */
-  PetscReal *w;    /* objective weights (p-1)/p k~^(1/(1-p)) */
-  PetscReal  q;    /* p/(p-1) */
-} DemCDCompatCtx;
+/* MPI: a sum over this process's columns completed over the communicator */
+static PetscErrorCode DemCDCompatSum(const DemCDCompatCtx *cc, PetscReal *s)
+{
+  PetscFunctionBegin;
+  if (cc->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, s, 1, MPIU_REAL, MPIU_SUM, cc->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MPI: a failure seen on any process, on every process */
+static PetscErrorCode DemCDCompatAny(const DemCDCompatCtx *cc, PetscBool *b)
+{
+  PetscFunctionBegin;
+  if (cc->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, b, 1, MPIU_BOOL, MPI_LOR, cc->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode DemCDCompatObjGrad(Tao tao, Vec X, PetscReal *obj, Vec G, void *ctx)
 {
@@ -80,6 +96,7 @@ static PetscErrorCode DemCDCompatObjGrad(Tao tao, Vec X, PetscReal *obj, Vec G, 
   }
   PetscCall(VecRestoreArray(G, &g));
   PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(DemCDCompatSum(cc, &s));
   *obj = s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -137,6 +154,7 @@ static PetscErrorCode DemCDCompatDual(DemCDCompatCtx *cc, Vec Y, Vec C, Vec X, V
   PetscCall(VecRestoreArray(D, &d));
   PetscCall(VecRestoreArray(X, &x));
   PetscCall(VecRestoreArrayRead(C, &c));
+  PetscCall(DemCDCompatSum(cc, &psi));
   PetscCall(VecDot(cc->rhs, Y, &by));
   *phi = psi - PetscRealPart(by);
   PetscCall(MatMult(cc->A, X, R));
@@ -163,12 +181,21 @@ static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscR
   PetscCall(VecDuplicate(Y, &Rt));
   PetscCall(VecDuplicate(Y, &dY));
   PetscCall(VecDuplicate(Y, &Yt));
-  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPCreate(cc->comm, &ksp));
   PetscCall(KSPSetOptionsPrefix(ksp, "cd_compat_polish_"));
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCICC));
-  PetscCall(PCFactorSetShiftType(pc, MAT_SHIFT_POSITIVE_DEFINITE));
+  if (cc->size == 1) {
+    PetscCall(PCSetType(pc, PCICC));
+    PetscCall(PCFactorSetShiftType(pc, MAT_SHIFT_POSITIVE_DEFINITE));
+  } else { /* MPI: block Jacobi, incomplete Cholesky (positive-definite shift) on each rank's block */
+    PetscBool set;
+    PetscCall(PCSetType(pc, PCBJACOBI));
+    PetscCall(PetscOptionsHasName(NULL, "cd_compat_polish_", "-sub_pc_type", &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-cd_compat_polish_sub_pc_type", "icc"));
+    PetscCall(PetscOptionsHasName(NULL, "cd_compat_polish_", "-sub_pc_factor_shift_type", &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-cd_compat_polish_sub_pc_factor_shift_type", "positive_definite"));
+  }
   PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-300, PETSC_DEFAULT, 10000));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(DemCDCompatDual(cc, Y, C, X, D, R, &phi));
@@ -177,7 +204,7 @@ static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscR
   for (*its = 0; *its < 50 && *res > tol; (*its)++) {
     PetscReal          alpha = 1, phit = 0, dmax, shift, r2;
     PetscScalar        slope;
-    PetscBool          ok = PETSC_FALSE;
+    PetscBool          ok = PETSC_FALSE, failed;
     Mat                Ad, K;
     PCFailedReason     pcr;
     KSPConvergedReason kr;
@@ -197,15 +224,22 @@ static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscR
     PetscCall(KSPSolve(ksp, R, dY));
     PetscCall(PCGetFailedReason(pc, &pcr));
     PetscCall(KSPGetConvergedReason(ksp, &kr));
-    if ((pcr != PC_NOERROR || kr < 0) && !direct) {
-      /* CG with incomplete Cholesky did not make it: sparse direct Cholesky from now on */
+    failed = (pcr != PC_NOERROR || kr < 0) ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(DemCDCompatAny(cc, &failed));
+    if (failed && !direct) {
+      /* CG with incomplete Cholesky did not make it: sparse direct Cholesky from now on
+         (MPI: MUMPS across the ranks; without MUMPS the matrix is factored on every rank,
+         PCREDUNDANT) */
       PetscBool mumps;
       PetscCall(PetscInfo(NULL, "cd compatibility polish: CG/ICC failed (%s), switching to Cholesky\n", KSPConvergedReasons[kr]));
       PetscCall(KSPSetType(ksp, KSPPREONLY));
-      PetscCall(PCSetType(pc, PCCHOLESKY));
       PetscCall(PetscHasExternalPackage("mumps", &mumps));
-      if (mumps) PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
-      else PetscCall(PCFactorSetMatOrderingType(pc, MATORDERINGND));
+      if (cc->size > 1 && !mumps) PetscCall(PCSetType(pc, PCREDUNDANT));
+      else {
+        PetscCall(PCSetType(pc, PCCHOLESKY));
+        if (mumps) PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+        else PetscCall(PCFactorSetMatOrderingType(pc, MATORDERINGND));
+      }
       direct = PETSC_TRUE;
       PetscCall(KSPSetOperators(ksp, K, K));
       PetscCall(KSPSolve(ksp, R, dY));
@@ -213,7 +247,9 @@ static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscR
     }
     PetscCall(VecScale(R, -1.0));
     PetscCall(MatDestroy(&K));
-    if (pcr != PC_NOERROR) break;
+    failed = pcr != PC_NOERROR ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(DemCDCompatAny(cc, &failed));
+    if (failed) break;
     PetscCall(VecDot(R, dY, &slope));
     if (!(PetscRealPart(slope) < 0)) break;
     PetscCall(VecNorm(R, NORM_2, &r2));
@@ -249,6 +285,95 @@ static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscR
   PetscCall(VecDestroy(&Rt));
   PetscCall(VecDestroy(&dY));
   PetscCall(VecDestroy(&Yt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemCDCompatCore_Private - stages 1 and 2 of the file header on the scaled problem cc, on the
+  communicator of cc->A (one process, or every rank of a decomposed run: cd_compat_mpi.c).
+  X: the start (in) and the forces (out); Xf the start should TAOALMM fail; Yw the warm
+  multipliers (PHR sign, -u); Y receives u. Statistics in cp.
+*/
+PetscErrorCode DemCDCompatCore_Private(DemCDCompatCtx *cc, Vec C, Vec X, Vec Xf, Vec Yw, Vec Y, DemCDCompat *cp)
+{
+  Tao tao;
+  Vec XL, XU, Ym;
+
+  PetscFunctionBegin;
+  cc->comm = PetscObjectComm((PetscObject)cc->A);
+  PetscCallMPI(MPI_Comm_size(cc->comm, &cc->size));
+  PetscCall(VecDuplicate(X, &XL));
+  PetscCall(VecDuplicate(X, &XU));
+  PetscCall(VecSet(XL, 0.0));
+  PetscCall(VecSet(XU, PETSC_INFINITY));
+  PetscCall(TaoCreate(cc->comm, &tao));
+  PetscCall(TaoSetType(tao, TAOALMM));
+  PetscCall(TaoSetOptionsPrefix(tao, "cd_compat_"));
+  PetscCall(TaoSetSolution(tao, X));
+  PetscCall(TaoSetVariableBounds(tao, XL, XU));
+  PetscCall(TaoSetObjectiveAndGradient(tao, NULL, DemCDCompatObjGrad, cc));
+  PetscCall(TaoSetEqualityConstraintsRoutine(tao, C, DemCDCompatEq, cc));
+  PetscCall(TaoSetJacobianEqualityRoutine(tao, cc->A, cc->A, DemCDCompatEqJac, cc));
+  PetscCall(TaoSetTolerances(tao, PetscMax(cp->tol, cp->almm_tol), 0.0, 0.0));
+  PetscCall(TaoSetConstraintTolerances(tao, PetscMax(cp->tol, cp->almm_tol), 0.0));
+  PetscCall(TaoSetMaximumIterations(tao, cp->max_it));
+  {
+    PetscBool set;
+    /* the penalty of an ALMM that cannot reduce the constraint violation grows by 10 per
+       outer iteration up to 1e20; beyond 1e12 the scaled subproblem is hopeless anyway */
+    PetscCall(PetscOptionsHasName(NULL, "cd_compat_", "-tao_almm_mu_max", &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-cd_compat_tao_almm_mu_max", "1e12"));
+  }
+  PetscCall(TaoSetFromOptions(tao));
+  PetscCall(TaoSetRecycleHistory(tao, PETSC_TRUE));
+  PetscCall(TaoSetUp(tao));
+  PetscCall(TaoALMMGetMultipliers(tao, &Ym));
+  PetscCall(VecCopy(Yw, Ym));
+  {
+    PetscErrorCode ierr;
+    /* a failing TAOALMM (e.g. an overflow at a huge penalty) must not end the run: its
+       result is replaced by the start, and the Newton stage takes over */
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = TaoSolve(tao);
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) {
+      PetscCall(PetscInfo(NULL, "cd compatibility: TAOALMM failed (error %d); the Newton stage starts from the CD forces\n", (int)ierr));
+      PetscCall(VecCopy(Xf, X));
+      PetscCall(TaoALMMGetMultipliers(tao, &Ym));
+      PetscCall(VecSet(Ym, 0.0));
+      cp->almm_failed++;
+    }
+  }
+  {
+    TaoConvergedReason reason;
+    PetscInt           its;
+    Vec                Xp, R;
+    PetscReal          rp;
+    PetscCall(TaoGetIterationNumber(tao, &its));
+    PetscCall(TaoGetConvergedReason(tao, &reason));
+    cp->its    = its;
+    cp->reason = (int)reason;
+    PetscCall(VecDuplicate(C, &R));
+    PetscCall(MatMult(cc->A, X, R));
+    PetscCall(VecAXPY(R, -1.0, cc->rhs));
+    PetscCall(VecNorm(R, NORM_INFINITY, &cp->res_almm));
+    PetscCall(VecDestroy(&R));
+    cp->res = cp->res_almm;
+    PetscCall(TaoALMMGetMultipliers(tao, &Ym));
+    PetscCall(VecAXPBY(Y, -1.0, 0.0, Ym));
+    if (cp->res_almm > cp->tol) {
+      PetscCall(VecDuplicate(X, &Xp));
+      PetscCall(DemCDCompatPolish(cc, Y, Xp, cp->tol, &cp->polish_its, &rp));
+      if (rp < cp->res_almm) {
+        PetscCall(VecCopy(Xp, X));
+        cp->res = rp;
+      }
+      PetscCall(VecDestroy(&Xp));
+    }
+  }
+  PetscCall(TaoDestroy(&tao));
+  PetscCall(VecDestroy(&XL));
+  PetscCall(VecDestroy(&XU));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -387,12 +512,6 @@ PetscErrorCode DemCDRelativeStiffness_Private(DemSim sim, DemCDSystem *sys, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscInt DemCDFind(PetscInt *par, PetscInt i)
-{
-  while (par[i] != i) i = par[i] = par[par[i]];
-  return i;
-}
-
 PetscErrorCode DemCDCompatSolve_Private(PetscInt nb, const int64_t *gid, const PetscReal *reff_src, DemCDSystem *sys, const PetscBool *mobile, const PetscReal *Ft, const PetscReal *Fext, PetscReal power, DemCDCompat *cp)
 {
   const PetscInt nc = sys->nc;
@@ -400,8 +519,7 @@ PetscErrorCode DemCDCompatSolve_Private(PetscInt nb, const int64_t *gid, const P
   PetscReal     *rnorm, fs = 0, Fmax = 0, Fref = 0, Fcut;
   PetscBool     *loaded, *closed;
   DemCDCompatCtx cc;
-  Tao            tao;
-  Vec            X, XL, XU, C;
+  Vec            X, Xf, Yw, Y, C;
   Mat            A;
 
   PetscFunctionBegin;
@@ -501,121 +619,52 @@ PetscErrorCode DemCDCompatSolve_Private(PetscInt nb, const int64_t *gid, const P
     PetscCall(VecRestoreArray(cc.rhs, &r));
   }
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, nv, &X));
-  PetscCall(VecDuplicate(X, &XL));
-  PetscCall(VecDuplicate(X, &XU));
-  PetscCall(VecSet(XL, 0.0));
-  PetscCall(VecSet(XU, PETSC_INFINITY));
+  PetscCall(VecDuplicate(X, &Xf));
   PetscCall(PetscMalloc1(nv, &cc.w));
   cc.q = power / (power - 1);
   cc.A = A;
   {
-    PetscScalar *x;
+    PetscScalar *x, *xf;
     PetscCall(VecGetArray(X, &x));
+    PetscCall(VecGetArray(Xf, &xf));
     for (PetscInt k = 0; k < nc; k++) {
       if (var[k] < 0) continue;
       x[var[k]]    = PetscMax(sys->fw[k] >= 0 ? sys->fw[k] : sys->f[k], 0.0) / fs;
+      xf[var[k]]   = PetscMax(sys->f[k], 0.0) / fs;
       cc.w[var[k]] = (power - 1) / power * PetscPowReal(sys->kt[k], 1.0 / (1.0 - power));
     }
+    PetscCall(VecRestoreArray(Xf, &xf));
     PetscCall(VecRestoreArray(X, &x));
   }
-  PetscCall(TaoCreate(PETSC_COMM_SELF, &tao));
-  PetscCall(TaoSetType(tao, TAOALMM));
-  PetscCall(TaoSetOptionsPrefix(tao, "cd_compat_"));
-  PetscCall(TaoSetSolution(tao, X));
-  PetscCall(TaoSetVariableBounds(tao, XL, XU));
-  PetscCall(TaoSetObjectiveAndGradient(tao, NULL, DemCDCompatObjGrad, &cc));
-  PetscCall(TaoSetEqualityConstraintsRoutine(tao, C, DemCDCompatEq, &cc));
-  PetscCall(TaoSetJacobianEqualityRoutine(tao, A, A, DemCDCompatEqJac, &cc));
-  PetscCall(TaoSetTolerances(tao, PetscMax(cp->tol, cp->almm_tol), 0.0, 0.0));
-  PetscCall(TaoSetConstraintTolerances(tao, PetscMax(cp->tol, cp->almm_tol), 0.0));
-  PetscCall(TaoSetMaximumIterations(tao, cp->max_it));
-  {
-    PetscBool set;
-    /* the penalty of an ALMM that cannot reduce the constraint violation grows by 10 per
-       outer iteration up to 1e20; beyond 1e12 the scaled subproblem is hopeless anyway */
-    PetscCall(PetscOptionsHasName(NULL, "cd_compat_", "-tao_almm_mu_max", &set));
-    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-cd_compat_tao_almm_mu_max", "1e12"));
-  }
-  PetscCall(TaoSetFromOptions(tao));
   /* warm multipliers: the previous step's displacements of these DOF (PHR: y = -u) */
-  PetscCall(TaoSetRecycleHistory(tao, PETSC_TRUE));
-  PetscCall(TaoSetUp(tao));
+  PetscCall(VecDuplicate(C, &Yw));
+  PetscCall(VecDuplicate(C, &Y));
   {
-    Vec          Ym;
     PetscScalar *y;
     PetscReal    sc = PetscPowReal(cp->fs_prev > 0 ? cp->fs_prev / fs : 1.0, cc.q - 1);
-    PetscCall(TaoALMMGetMultipliers(tao, &Ym));
-    PetscCall(VecGetArray(Ym, &y));
+    PetscCall(VecGetArray(Yw, &y));
     for (PetscInt j = 0; j < 6 * nb; j++) {
       const PetscReal *u;
       if (row[j] < 0) continue;
-      u            = DemHistoryMapGet(&cp->umap, gid[j / 6], j % 6, 0);
-      y[row[j]]    = u ? -u[0] * sc * rnorm[j] : 0.0;
+      u         = DemHistoryMapGet(&cp->umap, gid[j / 6], j % 6, 0);
+      y[row[j]] = u ? -u[0] * sc * rnorm[j] : 0.0;
     }
-    PetscCall(VecRestoreArray(Ym, &y));
+    PetscCall(VecRestoreArray(Yw, &y));
   }
+  PetscCall(DemCDCompatCore_Private(&cc, C, X, Xf, Yw, Y, cp));
+  /* keep the displacements for the next step */
   {
-    PetscErrorCode ierr;
-    /* a failing TAOALMM (e.g. an overflow at a huge penalty) must not end the run: its
-       result is replaced by the start, and the Newton stage takes over */
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = TaoSolve(tao);
-    PetscCall(PetscPopErrorHandler());
-    if (ierr) {
-      PetscScalar *x;
-      Vec          Ym;
-      PetscCall(PetscInfo(NULL, "cd compatibility: TAOALMM failed (error %d); the Newton stage starts from the CD forces\n", (int)ierr));
-      PetscCall(VecGetArray(X, &x));
-      for (PetscInt k = 0; k < nc; k++)
-        if (var[k] >= 0) x[var[k]] = PetscMax(sys->f[k], 0.0) / fs;
-      PetscCall(VecRestoreArray(X, &x));
-      PetscCall(TaoALMMGetMultipliers(tao, &Ym));
-      PetscCall(VecSet(Ym, 0.0));
-      cp->almm_failed++;
+    const PetscScalar *y;
+    PetscCall(DemHistoryMapClear(&cp->umap));
+    PetscCall(VecGetArrayRead(Y, &y));
+    for (PetscInt j = 0; j < 6 * nb; j++) {
+      PetscReal u;
+      if (row[j] < 0) continue;
+      u = PetscRealPart(y[row[j]]) / rnorm[j];
+      PetscCall(DemHistoryMapPut(&cp->umap, gid[j / 6], j % 6, 0, &u));
     }
-  }
-  {
-    TaoConvergedReason reason;
-    PetscInt           its;
-    Vec                Ym, Y, Xp, R;
-    PetscReal          rp;
-    PetscCall(TaoGetIterationNumber(tao, &its));
-    PetscCall(TaoGetConvergedReason(tao, &reason));
-    cp->its    = its;
-    cp->reason = (int)reason;
-    PetscCall(VecDuplicate(C, &R));
-    PetscCall(MatMult(A, X, R));
-    PetscCall(VecAXPY(R, -1.0, cc.rhs));
-    PetscCall(VecNorm(R, NORM_INFINITY, &cp->res_almm));
-    PetscCall(VecDestroy(&R));
-    cp->res = cp->res_almm;
-    PetscCall(TaoALMMGetMultipliers(tao, &Ym));
-    PetscCall(VecDuplicate(Ym, &Y));
-    PetscCall(VecAXPBY(Y, -1.0, 0.0, Ym));
-    if (cp->res_almm > cp->tol) {
-      PetscCall(VecDuplicate(X, &Xp));
-      PetscCall(DemCDCompatPolish(&cc, Y, Xp, cp->tol, &cp->polish_its, &rp));
-      if (rp < cp->res_almm) {
-        PetscCall(VecCopy(Xp, X));
-        cp->res = rp;
-      }
-      PetscCall(VecDestroy(&Xp));
-    }
-    /* keep the displacements for the next step */
-    {
-      const PetscScalar *y;
-      PetscCall(DemHistoryMapClear(&cp->umap));
-      PetscCall(VecGetArrayRead(Y, &y));
-      for (PetscInt j = 0; j < 6 * nb; j++) {
-        PetscReal u;
-        if (row[j] < 0) continue;
-        u = PetscRealPart(y[row[j]]) / rnorm[j];
-        PetscCall(DemHistoryMapPut(&cp->umap, gid[j / 6], j % 6, 0, &u));
-      }
-      PetscCall(VecRestoreArrayRead(Y, &y));
-      cp->fs_prev = fs;
-    }
-    PetscCall(VecDestroy(&Y));
+    PetscCall(VecRestoreArrayRead(Y, &y));
+    cp->fs_prev = fs;
   }
   {
     const PetscScalar *x;
@@ -624,10 +673,10 @@ PetscErrorCode DemCDCompatSolve_Private(PetscInt nb, const int64_t *gid, const P
       if (var[k] >= 0) sys->fc[k] = fs * PetscMax(PetscRealPart(x[var[k]]), 0.0);
     PetscCall(VecRestoreArrayRead(X, &x));
   }
-  PetscCall(TaoDestroy(&tao));
   PetscCall(VecDestroy(&X));
-  PetscCall(VecDestroy(&XL));
-  PetscCall(VecDestroy(&XU));
+  PetscCall(VecDestroy(&Xf));
+  PetscCall(VecDestroy(&Yw));
+  PetscCall(VecDestroy(&Y));
   PetscCall(VecDestroy(&C));
   PetscCall(VecDestroy(&cc.rhs));
   PetscCall(MatDestroy(&A));

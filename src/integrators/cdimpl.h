@@ -46,7 +46,32 @@ typedef struct {
   /* warm start: displacements u per (body gid, DOF) of the last solve, its force scale */
   DemHistoryMap umap;
   PetscReal     fs_prev;
+  /* MPI (cd_compat_mpi.c): this rank's share of the last solve (rows, contacts), the largest
+     equilibrium residual on its owned bodies over the run (scaled like eqres), rank 0's own
+     umap while a checkpoint holds every rank's */
+  PetscInt      nrows_local, nvars_local;
+  PetscInt      rounds_max; /* most rounds of the loaded-cluster flags' exchange in one solve */
+  PetscReal     eqres_rank_max;
+  DemHistoryMap uown;
 } DemCDCompat;
+
+/* the scaled problem of the post-solve (cd_compat.c): constraint matrix, right-hand side,
+   objective weights of this process's columns, exponent; the communicator is A's */
+typedef struct {
+  Mat         A;    /* scaled B^T restricted to the rows of Gamma_N and the closed contacts */
+  Vec         rhs;  /* scaled F~ */
+  PetscReal  *w;    /* objective weights (p-1)/p k~^(1/(1-p)) */
+  PetscReal   q;    /* p/(p-1) */
+  MPI_Comm    comm; /* set by DemCDCompatCore_Private */
+  PetscMPIInt size;
+} DemCDCompatCtx;
+
+/* union-find root with path halving */
+static inline PetscInt DemCDFind(PetscInt *par, PetscInt i)
+{
+  while (par[i] != i) i = par[i] = par[par[i]];
+  return i;
+}
 
 /* y (6 per body) = M^-1 x for one body: inv_m for (v), the world inverse inertia for (w),
    with the planar projection of dimension 2 (v_z, w_x, w_y removed) */
@@ -73,6 +98,14 @@ PETSC_INTERN PetscErrorCode DemCDRelativeStiffness_Private(DemSim, DemCDSystem *
    sys->fc the result. nb bodies with global ids gid (the displacements' warm start is keyed by
    them), mobile, Ft, Fext 6 per body; reff[sys->src[k]] the effective radius of contact k */
 PETSC_INTERN PetscErrorCode DemCDCompatSolve_Private(PetscInt nb, const int64_t *gid, const PetscReal *reff, DemCDSystem *, const PetscBool *mobile, const PetscReal *Ft, const PetscReal *Fext, PetscReal power, DemCDCompat *);
-/* the same over the ranks of a decomposed run (cd_compat_mpi.c): the closed contacts and the
-   owned bodies gathered on rank 0, solved there, sys->fc scattered back. Collective. */
+/* TAOALMM and the Newton polish of the scaled problem cc on A's communicator (cd_compat.c):
+   from the forces X (Xf: the start should TAOALMM fail) and the multipliers Yw (PHR sign,
+   -u); X receives the forces, Y (layout of C) the displacements' multipliers u. Collective. */
+PETSC_INTERN PetscErrorCode DemCDCompatCore_Private(DemCDCompatCtx *, Vec C, Vec X, Vec Xf, Vec Yw, Vec Y, DemCDCompat *);
+/* the same over the ranks of a decomposed run (cd_compat_mpi.c): the problem distributed by
+   body and contact ownership, solved on the communicator, sys->fc of this rank's contacts.
+   Collective. */
 PETSC_INTERN PetscErrorCode DemCDCompatSolveMPI_Private(DemSim, DemCDSystem *, const PetscBool *mobile, const PetscReal *Ft, const PetscReal *Fext, PetscReal power, DemCDCompat *);
+/* MPI, around a checkpoint's serialization on rank 0: every rank's displacements into rank 0's
+   umap (gather true), rank 0's own back (false). Collective. */
+PETSC_INTERN PetscErrorCode DemCDCompatMPIGather_Private(DemSim, DemCDCompat *, PetscBool gather);

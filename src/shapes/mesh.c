@@ -24,7 +24,8 @@
   Search: a uniform grid of triangles in the body frame (each triangle in the cells its bounding
   box covers), so that a query costs the few cells around a sphere, not all triangles. The
   neighbour list pairs a wall with every body the collider reports within the skin at a
-  rebuild; every step the collider runs only for those pairs.
+  rebuild; every step the collider runs only for those pairs, each with its list of the triangles
+  near the sphere (DemMeshFLGet: feature-level Verlet lists, below).
 
   Sphere-triangle contact (DESIGN.md, "sphere-mesh: closest point on triangle, one contact per
   touching feature"): for every triangle near the sphere, the closest point of the triangle to
@@ -553,6 +554,130 @@ static PetscErrorCode DemMeshInheritHistory(DemSim sim, DemShape_Mesh *me, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the query's triangles in index order (a contact's feature is found from the first triangle
+   that holds it: the order fixes which one, whatever the grid cells around the sphere) */
+static inline void DemMeshSortCand(DemShape_Mesh *me)
+{
+  for (PetscInt i = 1; i < me->ncand; i++) {
+    PetscInt t = me->cand[i], j = i;
+    for (; j > 0 && me->cand[j - 1] > t; j--) me->cand[j] = me->cand[j - 1];
+    me->cand[j] = t;
+  }
+}
+
+/*
+  Feature lists of sphere/mesh pairs (000_c57329b1a40312e0.txt section 2.5, second level with
+  Verlet lists; as the polyhedron pairs' in polyhedron_contact.c): per pair of the neighbour list,
+  the wall's triangles closer to the sphere's centre than R + reach + 2 m (in index order), with
+  the centre in the wall's frame at that moment; kept while the centre moves less than m in the
+  wall's frame (a moving wall counts). A triangle that can touch now (closest point within
+  R + reach) was within R + reach + m at the build, so it is on the list; the others add nothing:
+  the same contacts in the same order as the query's triangles in index order. m = F reach
+  (PETSc option -poly_feature_margin F [1]), or F times half the neighbour list's skin when the
+  law's reach is 0 (hooke, hertz); -poly_feature_lists 0 turns the lists off. All lists are
+  dropped when the neighbour list is rebuilt.
+*/
+typedef struct {
+  const DemShape_Mesh *me;
+  PetscReal            cb[3], ra, reach, margin;
+  PetscInt             start, len;
+} DemMeshFL;
+
+typedef struct {
+  DemSim     sim;
+  PetscInt   nbuilds, npairs;
+  DemMeshFL *pair;
+  PetscInt  *rec, nrec, caprec, live;
+  PetscInt   nlist, nreuse; /* statistics */
+  int        enabled;       /* -1: options not read yet */
+  PetscReal  fmargin;
+} DemMeshFLStore;
+static DemMeshFLStore mfl_ = {NULL, -1, 0, NULL, NULL, 0, 0, 0, 0, 0, -1, 1.0};
+
+static PetscErrorCode DemMeshFLOptions(void)
+{
+  PetscBool on = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  if (mfl_.enabled >= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-poly_feature_lists", &on, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-poly_feature_margin", &mfl_.fmargin, NULL));
+  PetscCheck(mfl_.fmargin > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-poly_feature_margin must be > 0 (got %g)", (double)mfl_.fmargin);
+  mfl_.enabled = on ? 1 : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemMeshFLPush(PetscInt t)
+{
+  PetscFunctionBegin;
+  if (mfl_.nrec == mfl_.caprec) {
+    PetscInt *nw, cap = PetscMax(4096, 2 * mfl_.caprec);
+    PetscCall(PetscMalloc1(cap, &nw));
+    if (mfl_.nrec) PetscCall(PetscArraycpy(nw, mfl_.rec, mfl_.nrec));
+    PetscCall(PetscFree(mfl_.rec));
+    mfl_.rec = nw, mfl_.caprec = cap;
+  }
+  mfl_.rec[mfl_.nrec++] = t;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the triangles (*tl, *nt of them) of the list of pair p: sphere centre cb (wall frame), radius ra */
+static PetscErrorCode DemMeshFLGet(DemSim sim, PetscInt p, DemShape_Mesh *me, const PetscReal cb[3], PetscReal ra, PetscReal reach, PetscReal margin, const PetscInt **tl, PetscInt *nt)
+{
+  DemMeshFL *L;
+  PetscReal  d[3] = {0, 0, 0}, lim;
+
+  PetscFunctionBegin;
+  if (mfl_.sim != sim || mfl_.nbuilds != sim->nl.nbuilds || mfl_.npairs != sim->nl.npairs) { /* a new neighbour list */
+    PetscCall(PetscInfo(NULL, "sphere/mesh lists: neighbour list build %" PetscInt_FMT "; so far %" PetscInt_FMT " lists built, %" PetscInt_FMT " reused\n", sim->nl.nbuilds, mfl_.nlist, mfl_.nreuse));
+    PetscCall(PetscFree(mfl_.pair));
+    mfl_.sim = sim, mfl_.nbuilds = sim->nl.nbuilds, mfl_.npairs = sim->nl.npairs;
+    PetscCall(PetscMalloc1(PetscMax(mfl_.npairs, 1), &mfl_.pair));
+    for (PetscInt k = 0; k < mfl_.npairs; k++) mfl_.pair[k].start = -1, mfl_.pair[k].len = 0, mfl_.pair[k].me = NULL;
+    mfl_.nrec = mfl_.live = 0;
+  }
+  PetscCheck(p >= 0 && p < mfl_.npairs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair %" PetscInt_FMT " outside the neighbour list (%" PetscInt_FMT ")", p, mfl_.npairs);
+  L = &mfl_.pair[p];
+  for (int j = 0; j < 3; j++) d[j] = cb[j] - L->cb[j];
+  if (!(L->start >= 0 && L->me == me && L->ra == ra && L->reach == reach && L->margin == margin && PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) < margin)) {
+    const DemTriMesh *m = &me->m;
+    if (mfl_.nrec > 2 * mfl_.live + 65536) { /* drop the space of replaced lists */
+      PetscInt *nw, n = 0;
+      PetscCall(PetscMalloc1(PetscMax(mfl_.live, 1), &nw));
+      for (PetscInt k = 0; k < mfl_.npairs; k++) {
+        DemMeshFL *Q = &mfl_.pair[k];
+        if (Q->start < 0) continue;
+        PetscCall(PetscArraycpy(nw + n, mfl_.rec + Q->start, Q->len));
+        Q->start = n;
+        n += Q->len;
+      }
+      PetscCall(PetscFree(mfl_.rec));
+      mfl_.rec = nw, mfl_.nrec = n, mfl_.caprec = PetscMax(mfl_.live, 1);
+    }
+    if (L->start >= 0) mfl_.live -= L->len;
+    lim = ra + reach + 2 * margin;
+    PetscCall(DemMeshQuery(me, cb, lim));
+    DemMeshSortCand(me);
+    L->start = mfl_.nrec;
+    for (PetscInt i = 0; i < me->ncand; i++) {
+      PetscInt         t = me->cand[i];
+      const PetscReal *A = m->x + 3 * m->tri[3 * t], *B = m->x + 3 * m->tri[3 * t + 1], *C = m->x + 3 * m->tri[3 * t + 2];
+      PetscReal        q[3];
+      int              type, kk;
+      DemClosestOnTriangle(cb, A, B, C, q, &type, &kk);
+      if (PetscSqr(cb[0] - q[0]) + PetscSqr(cb[1] - q[1]) + PetscSqr(cb[2] - q[2]) < lim * lim) PetscCall(DemMeshFLPush(t));
+    }
+    L->len = mfl_.nrec - L->start;
+    mfl_.live += L->len;
+    L->me = me, L->ra = ra, L->reach = reach, L->margin = margin;
+    for (int j = 0; j < 3; j++) L->cb[j] = cb[j];
+    mfl_.nlist++;
+  } else mfl_.nreuse++;
+  *tl = mfl_.rec + L->start;
+  *nt = L->len;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   Sphere (a) against mesh (b), both orders of the batch are served by the registry's swap (the
   mesh is b). Up to DEM_MESH_MAXF touching features per pair (more would mean a sphere larger
@@ -564,11 +689,19 @@ PetscErrorCode DemCollide_SphereMesh(DemShapeKind ka, DemShapeKind kb, const Dem
   DemBodyStore    *bs;
   DemSim           sim = pb->sim;
 
+  PetscReal        margin = 0;
+
   PetscFunctionBegin;
   PetscCall(DemSimGetBodies(sim, &bs));
+  if (pb->pair) { /* running: feature lists, margin m (above) */
+    PetscCall(DemMeshFLOptions());
+    if (mfl_.enabled) margin = mfl_.fmargin * (skin > 0 ? skin : 0.5 * sim->skin);
+  }
   for (PetscInt k = 0; k < pb->n; k++) {
     const PetscInt   a = pb->a[k], b = pb->b[k];
     DemShape_Mesh   *me = (DemShape_Mesh *)sim->shapes[bs->shape[b]]->data;
+    const PetscInt  *tl  = NULL;
+    PetscInt         ntl = 0;
     const DemTriMesh *m = &me->m;
     PetscReal        ra = bs->radius[a], d[3], cb[3], qc[4];
     PetscInt         nf = 0;
@@ -580,9 +713,14 @@ PetscErrorCode DemCollide_SphereMesh(DemShapeKind ka, DemShapeKind kb, const Dem
     for (int j = 0; j < 3; j++) d[j] = x[3 * a + j] - x[3 * b + j];
     qc[0] = q[4 * b], qc[1] = -q[4 * b + 1], qc[2] = -q[4 * b + 2], qc[3] = -q[4 * b + 3];
     DemQuatRotate(qc, d, cb);
-    PetscCall(DemMeshQuery(me, cb, ra + skin));
-    for (PetscInt i = 0; i < me->ncand; i++) {
-      PetscInt         t = me->cand[i], idx;
+    if (margin > 0) PetscCall(DemMeshFLGet(sim, pb->pair[k], me, cb, ra, skin, margin, &tl, &ntl));
+    else {
+      PetscCall(DemMeshQuery(me, cb, ra + skin));
+      DemMeshSortCand(me);
+      tl = me->cand, ntl = me->ncand;
+    }
+    for (PetscInt i = 0; i < ntl; i++) {
+      PetscInt         t = tl[i], idx;
       const PetscReal *A = m->x + 3 * m->tri[3 * t], *B = m->x + 3 * m->tri[3 * t + 1], *C = m->x + 3 * m->tri[3 * t + 2];
       PetscReal        p[3], dist;
       int              type, kk;

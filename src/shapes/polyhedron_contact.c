@@ -50,7 +50,10 @@
   Verlet lists (below, DemPolyFL*): the candidate pairs of features within inflated volumes,
   reused while the bodies move less than a margin (an evaluation solves only the listed pairs
   whose distance at the build is within the activation gap plus the motion since: DemPolyFLEval);
-  polyhedron/plane pairs keep the list of the corners near the plane in the same way.
+  polyhedron/plane pairs keep the list of the corners near the plane in the same way, and
+  sphere/polyhedron and polyhedron/mesh pairs lists of their candidate features
+  (DemPolySphereFLCandidates, DemPolyMeshFL*; sphere/mesh pairs: mesh.c). Every list gives the
+  contacts of the full candidate search, in the same order (tests/cases/poly_mesh_lists.sh).
 */
 #include "polyhedron.h"
 #include "mesh.h"
@@ -131,34 +134,63 @@ static inline void Rot(const PetscReal R[9], const PetscReal y[3], PetscReal o[3
   o[2] = R[6] * y[0] + R[7] * y[1] + R[8] * y[2];
 }
 
+/* the point c (world) in P's body frame, unscaled */
+static inline void DemPolyBodyPoint(const DemPolyBody *P, const PetscReal c[3], PetscReal cb[3])
+{
+  PetscReal d[3];
+  for (int j = 0; j < 3; j++) d[j] = c[j] - P->x[j];
+  cb[0] = (P->R[0] * d[0] + P->R[3] * d[1] + P->R[6] * d[2]) / P->s;
+  cb[1] = (P->R[1] * d[0] + P->R[4] * d[1] + P->R[7] * d[2]) / P->s;
+  cb[2] = (P->R[2] * d[0] + P->R[5] * d[1] + P->R[8] * d[2]) / P->s;
+}
+
+/* the candidate tests of DemPolyCandidates (body frame, unscaled; lim = (rc + reach) / s): corner
+   vertex i, non-flat edge e (*h2: a quarter of its squared length), triangle t near cb */
+static inline PetscBool DemPolyCandV(const DemPolyGeom *g, PetscInt i, const PetscReal cb[3], PetscReal lim)
+{
+  const PetscReal *y = g->v + 3 * i;
+  PetscReal        e[3] = {y[0] - cb[0], y[1] - cb[1], y[2] - cb[2]};
+  return (g->vsharp[i] && Dot3(e, e) < lim * lim) ? PETSC_TRUE : PETSC_FALSE;
+}
+static inline PetscBool DemPolyCandE(const DemPolyGeom *g, PetscInt e, const PetscReal cb[3], PetscReal lim, PetscReal *h2)
+{
+  const PetscReal *p = g->v + 3 * g->ev[2 * e], *q = g->v + 3 * g->ev[2 * e + 1];
+  PetscReal        m[3], l;
+  *h2 = 0;
+  if (g->eflat[e]) return PETSC_FALSE;
+  for (int j = 0; j < 3; j++) m[j] = 0.5 * (p[j] + q[j]) - cb[j], *h2 += 0.25 * (q[j] - p[j]) * (q[j] - p[j]);
+  l = lim + PetscSqrtReal(*h2);
+  return Dot3(m, m) < l * l ? PETSC_TRUE : PETSC_FALSE;
+}
+static inline PetscBool DemPolyCandF(const DemPolyGeom *g, PetscInt t, const PetscReal cb[3], PetscReal lim)
+{
+  const PetscReal *fc = g->fc + 3 * t;
+  PetscReal        m[3] = {fc[0] - cb[0], fc[1] - cb[1], fc[2] - cb[2]}, l = lim + g->fr[t];
+  return Dot3(m, m) < l * l ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* the world vertices and normals, and the features of `P` that can come within `reach` of the
    sphere (c, rc) */
 static void DemPolyCandidates(DemPolyBody *P, const PetscReal c[3], PetscReal rc, PetscReal reach)
 {
   const DemPolyGeom *g = P->g;
-  PetscReal          cb[3], d[3], lim;
+  PetscReal          cb[3], lim;
 
   /* the other sphere's centre in the body frame (unscaled) */
-  for (int j = 0; j < 3; j++) d[j] = c[j] - P->x[j];
-  cb[0] = (P->R[0] * d[0] + P->R[3] * d[1] + P->R[6] * d[2]) / P->s;
-  cb[1] = (P->R[1] * d[0] + P->R[4] * d[1] + P->R[7] * d[2]) / P->s;
-  cb[2] = (P->R[2] * d[0] + P->R[5] * d[1] + P->R[8] * d[2]) / P->s;
+  DemPolyBodyPoint(P, c, cb);
   lim   = (rc + reach) / P->s;
   P->ncv = P->nce = P->ncf = 0;
   for (PetscInt i = 0; i < g->nv; i++) {
     const PetscReal *y = g->v + 3 * i;
-    PetscReal        e[3] = {y[0] - cb[0], y[1] - cb[1], y[2] - cb[2]}, w[3];
+    PetscReal        w[3];
     Rot(P->R, y, w);
     for (int j = 0; j < 3; j++) P->v[3 * i + j] = P->x[j] + P->s * w[j];
-    if (g->vsharp[i] && Dot3(e, e) < lim * lim) P->cv[P->ncv++] = i;
+    if (DemPolyCandV(g, i, cb, lim)) P->cv[P->ncv++] = i;
   }
   for (PetscInt e = 0; e < g->ne; e++) {
     const PetscReal *p = g->v + 3 * g->ev[2 * e], *q = g->v + 3 * g->ev[2 * e + 1];
-    PetscReal        m[3], h2 = 0, l;
-    if (g->eflat[e]) continue;
-    for (int j = 0; j < 3; j++) m[j] = 0.5 * (p[j] + q[j]) - cb[j], h2 += 0.25 * (q[j] - p[j]) * (q[j] - p[j]);
-    l = lim + PetscSqrtReal(h2);
-    if (Dot3(m, m) < l * l) {
+    PetscReal        h2;
+    if (DemPolyCandE(g, e, cb, lim, &h2)) {
       PetscReal y[3] = {0.5 * (p[0] + q[0]), 0.5 * (p[1] + q[1]), 0.5 * (p[2] + q[2])}, w[3];
       Rot(P->R, y, w);
       for (int j = 0; j < 3; j++) P->em[4 * e + j] = P->x[j] + P->s * w[j];
@@ -168,9 +200,8 @@ static void DemPolyCandidates(DemPolyBody *P, const PetscReal c[3], PetscReal rc
   }
   for (PetscInt t = 0; t < g->nf; t++) {
     const PetscReal *fc = g->fc + 3 * t;
-    PetscReal        m[3] = {fc[0] - cb[0], fc[1] - cb[1], fc[2] - cb[2]}, l = lim + g->fr[t];
     Rot(P->R, g->fn + 3 * t, P->fn + 3 * t);
-    if (Dot3(m, m) < l * l) {
+    if (DemPolyCandF(g, t, cb, lim)) {
       PetscReal w[3];
       Rot(P->R, fc, w);
       for (int j = 0; j < 3; j++) P->fc[3 * t + j] = P->x[j] + P->s * w[j];
@@ -704,8 +735,12 @@ static PetscErrorCode DemPolyBodySet(DemSim sim, const DemPairBatch *pb, PetscIn
   features, as the set-up check does); the contacts are the same, in the same order.
 */
 enum { DEM_FL_VF = 0, DEM_FL_FV, DEM_FL_EE, DEM_FL_VE, DEM_FL_EV, DEM_FL_VV, DEM_FL_PV };
+/* which colliders' list a pair holds (sphere/polyhedron and polyhedron/mesh: below) */
+enum { DEM_FLK_POLY = 0, DEM_FLK_PLANE, DEM_FLK_SPHERE, DEM_FLK_MESH };
 
 typedef struct {
+  int                kind; /* DEM_FLK_* */
+  const void        *w;    /* polyhedron/mesh: the wall's vertices (its identity) */
   const DemPolyGeom *ga, *gb;
   PetscReal          x[6], q[8], r[2], reach, margin;
   PetscReal          moved; /* at this evaluation: bound of the two bodies' surface motion since the build */
@@ -1056,6 +1091,7 @@ static PetscErrorCode DemPolyFLBuild(DemPolyBody *A, DemPolyBody *B, const Petsc
     PetscCall(PetscSortRealWithArrayInt(L->len, key, idx));
     for (PetscInt k = 0; k < L->len; k++) fl_.rec[4 * (L->start + k) + 3] = idx[k];
   }
+  L->kind = DEM_FLK_POLY, L->w = NULL;
   L->ga = ga, L->gb = gb, L->r[0] = A->r, L->r[1] = B->r, L->reach = reach, L->margin = margin;
   for (int j = 0; j < 3; j++) L->x[j] = A->x[j], L->x[3 + j] = B->x[j];
   for (int j = 0; j < 4; j++) L->q[j] = qa[j], L->q[4 + j] = qb[j];
@@ -1163,7 +1199,7 @@ static PetscErrorCode DemPolyFLReset(DemSim sim)
 /* list L holds for these bodies (geometry, radius) at these positions and orientations */
 static inline PetscBool DemPolyFLValid(const DemPolyFL *L, const DemPolyGeom *ga, const DemPolyGeom *gb, PetscReal ra, PetscReal rb, const PetscReal xa[3], const PetscReal qa[4], const PetscReal xb[3], const PetscReal qb[4], PetscReal reach)
 {
-  return (L->start >= 0 && L->ga == ga && L->gb == gb && L->r[0] == ra && L->r[1] == rb && L->reach == reach && DemPolyFLMotion(L->x, L->q, xa, qa, ra) < L->margin && DemPolyFLMotion(L->x + 3, L->q + 4, xb, qb, rb) < L->margin) ? PETSC_TRUE : PETSC_FALSE;
+  return (L->start >= 0 && L->kind == DEM_FLK_POLY && L->ga == ga && L->gb == gb && L->r[0] == ra && L->r[1] == rb && L->reach == reach && DemPolyFLMotion(L->x, L->q, xa, qa, ra) < L->margin && DemPolyFLMotion(L->x + 3, L->q + 4, xb, qb, rb) < L->margin) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* the list of neighbour pair p, current for these bodies at this state (rebuilt when needed) */
@@ -1308,7 +1344,7 @@ static inline PetscErrorCode DemPolyPlaneCorner(DemPolyBody *A, PetscInt i, Pets
 */
 static inline PetscBool DemPolyFLPlaneValid(const DemPolyFL *L, const DemPolyGeom *ga, PetscReal ra, const PetscReal xa[3], const PetscReal qa[4], const PetscReal xb[3], const PetscReal qb[4], PetscReal reach)
 {
-  if (!(L->start >= 0 && L->ga == ga && !L->gb && L->r[0] == ra && L->reach == reach)) return PETSC_FALSE;
+  if (!(L->start >= 0 && L->kind == DEM_FLK_PLANE && L->ga == ga && !L->gb && L->r[0] == ra && L->reach == reach)) return PETSC_FALSE;
   for (int j = 0; j < 3; j++)
     if (L->x[3 + j] != xb[j]) return PETSC_FALSE;
   for (int j = 0; j < 4; j++)
@@ -1329,6 +1365,7 @@ static PetscErrorCode DemPolyFLPlaneBuild(const DemPolyBody *A, PetscReal h, con
     if (g->vsharp[i] && h + A->s * Dot3(g->v + 3 * i, nb) < lim) PetscCall(DemPolyFLPush(DEM_FL_PV, i, 0, 0));
   L->len = fl_.nrec - L->start;
   fl_.live += L->len;
+  L->kind = DEM_FLK_PLANE, L->w = NULL;
   L->ga = g, L->gb = NULL, L->r[0] = A->r, L->r[1] = 0, L->reach = reach, L->margin = margin;
   for (int j = 0; j < 3; j++) L->x[j] = A->x[j], L->x[3 + j] = xb[j];
   for (int j = 0; j < 4; j++) L->q[j] = qa[j], L->q[4 + j] = qb[j];
@@ -1452,6 +1489,69 @@ static PetscErrorCode DemPolySpherePair(const PetscReal c[3], PetscReal R, DemPo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  Feature lists of sphere/polyhedron pairs (same store as above): B's candidate features
+  (DemPolyCandidates) for the sphere inflated by the reach plus 2 m, m = F reach, with the
+  sphere's centre in B's body frame at that moment; kept while that centre moves (in B's frame:
+  B's rotation counts) less than m. A feature that is a candidate now is within m of where it was
+  in B's frame, so it is on the list; an evaluation applies DemPolyCandidates' own tests to the
+  listed features (in their order: faces, edges, vertices by index) and carries only those to the
+  world: the same candidates as without the list, so the same contacts in the same order.
+*/
+static PetscErrorCode DemPolySphereFLCandidates(DemSim sim, PetscInt p, DemPolyBody *B, const PetscReal c[3], PetscReal R, PetscReal reach)
+{
+  const DemPolyGeom *g = B->g;
+  DemPolyFL         *L;
+  PetscReal          cb[3], dc[3], lim;
+  const PetscInt    *r;
+  PetscInt           nv = 0, ne = 0, nf = 0;
+
+  PetscFunctionBegin;
+  PetscCall(DemPolyFLReset(sim));
+  PetscCheck(p >= 0 && p < fl_.npairs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair %" PetscInt_FMT " outside the neighbour list (%" PetscInt_FMT ")", p, fl_.npairs);
+  L = &fl_.pair[p];
+  DemPolyBodyPoint(B, c, cb);
+  for (int j = 0; j < 3; j++) dc[j] = cb[j] - L->x[j];
+  if (L->start >= 0 && L->kind == DEM_FLK_SPHERE && L->gb == g && L->r[0] == R && L->r[1] == B->r && L->reach == reach && B->s * PetscSqrtReal(Dot3(dc, dc)) < L->margin) {
+    fl_.nreuse++;
+    B->lazy = PETSC_TRUE;
+  } else { /* build: every vertex and normal goes to the world (B stays not lazy) */
+    const PetscReal margin = fl_.fmargin * reach;
+    PetscCall(DemPolyFLCompact());
+    DemPolyCandidates(B, c, R, reach + 2 * margin);
+    if (L->start >= 0) fl_.live -= L->len;
+    L->start = fl_.nrec;
+    for (PetscInt k = 0; k < B->ncf; k++) PetscCall(DemPolyFLPush(DEM_POLY_F, B->cf[k], 0, 0));
+    for (PetscInt k = 0; k < B->nce; k++) PetscCall(DemPolyFLPush(DEM_POLY_E, B->ce[k], 0, 0));
+    for (PetscInt k = 0; k < B->ncv; k++) PetscCall(DemPolyFLPush(DEM_POLY_V, B->cv[k], 0, 0));
+    L->len = fl_.nrec - L->start;
+    fl_.live += L->len;
+    L->kind = DEM_FLK_SPHERE, L->w = NULL, L->ga = NULL, L->gb = g;
+    L->r[0] = R, L->r[1] = B->r, L->reach = reach, L->margin = margin;
+    for (int j = 0; j < 3; j++) L->x[j] = cb[j];
+    fl_.nlist++;
+  }
+  /* the candidates now, DemPolyCandidates' tests (lim as there: reach = skin) */
+  lim = (R + reach) / B->s;
+  r   = fl_.rec + 4 * L->start;
+  for (PetscInt k = 0; k < L->len; k++) {
+    PetscInt  i = r[4 * k + 1];
+    PetscReal h2;
+    switch (r[4 * k]) {
+    case DEM_POLY_F:
+      if (DemPolyCandF(g, i, cb, lim)) B->cf[nf++] = i, DemPolyTouchF(B, i);
+      break;
+    case DEM_POLY_E:
+      if (DemPolyCandE(g, i, cb, lim, &h2)) B->ce[ne++] = i, DemPolyTouchV(B, g->ev[2 * i]), DemPolyTouchV(B, g->ev[2 * i + 1]), DemPolyTouchE(B, i);
+      break;
+    default:
+      if (DemPolyCandV(g, i, cb, lim)) B->cv[nv++] = i, DemPolyTouchV(B, i), DemPolyTouchVN(B, i);
+    }
+  }
+  B->ncv = nv, B->nce = ne, B->ncf = nf;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PETSC_EXTERN PetscErrorCode DemCollide_SpherePolyhedron(DemShapeKind, DemShapeKind, const DemPairBatch *, PetscReal, DemContactList *);
 PetscErrorCode DemCollide_SpherePolyhedron(DemShapeKind ka, DemShapeKind kb, const DemPairBatch *pb, PetscReal skin, DemContactList *out)
 {
@@ -1473,6 +1573,14 @@ PetscErrorCode DemCollide_SpherePolyhedron(DemShapeKind ka, DemShapeKind kb, con
     if (Dot3(d, d) >= rs * rs) continue; /* first level: inflated bounding spheres */
     PetscCall(DemPolyBodySet(sim, pb, b, pb->shift ? pb->shift + 3 * k : NULL, 1, &B));
     lower = skin > 0 ? -skin : -R;
+    if (pb->pair && skin > 0) PetscCall(DemPolyFLOptions());
+    if (pb->pair && skin > 0 && fl_.enabled) { /* running: the feature list of the pair */
+      po.pair = pb->pair[k];
+      PetscCall(DemPolySphereFLCandidates(sim, pb->pair[k], &B, c, R, skin));
+      if (!B.ncv && !B.nce && !B.ncf) continue;
+      PetscCall(DemPolySpherePair(c, R, &B, a, b, skin, lower, &po));
+      continue;
+    }
     /* second level: B's features near the sphere inflated by the reach */
     DemPolyCandidates(&B, c, R, PetscMax(skin, -lower));
     po.pair = pb->pair ? pb->pair[k] : -1;
@@ -1512,6 +1620,12 @@ typedef struct {
   PetscInt  *ce, *cv, cap_e, cap_v; /* candidate wall edges (all) and sharp vertices */
   char      *esharp;                /* [cap_e] the candidate edge is sharp */
   PetscInt  *vstamp, cap_stamp, stamp;
+  /* feature lists (DemPolyMeshFL*): listed wall triangles, the filtered candidates, and marks of
+     A's features and the wall's triangles at a build */
+  PetscInt  *tstamp, cap_t, tst;
+  PetscInt  *fcand, cap_fcand;
+  char      *mv, *me, *mf, *mt;
+  PetscInt   cap_mv, cap_me, cap_mf, cap_mt;
 } DemPolyMeshScratch;
 static DemPolyMeshScratch pmscratch_;
 
@@ -1799,6 +1913,198 @@ static PetscErrorCode DemPolyMeshPair(DemPolyBody *A, const DemMeshView *m, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  Feature lists of polyhedron/mesh pairs (same store as above). At a build, with the reach
+  inflated by 2 m (m = F reach): the wall's triangles near A's inflated bounding sphere (the grid
+  query) and A's features narrowed to the box of those triangles; then every pair of (A's
+  corner, triangle), (A's edge, an edge of a triangle), (A's triangle, a vertex of a triangle)
+  closer than reach + 2 m marks both sides. The list holds A's marked corners, edges and
+  triangles (index order) and the marked wall triangles, with A's position and orientation in the
+  wall's frame; it is kept while A moves a point of its surface by less than m in that frame. An
+  evaluation takes the wall's triangles of the query as without the list (same order), keeps the
+  marked ones, and solves the problems of A's listed features against them. The same contacts
+  in the same order: a contact needs its two features closer than reach now, so closer than
+  reach + m at the build: both are marked, and so is every triangle at a wall vertex or edge that
+  can touch (each of them holds that vertex or edge), so the wall's sharp edges and vertices,
+  their order and the ownership and hierarchy tests see what they see without the list; the
+  pairs left out cannot touch.
+*/
+static PetscErrorCode DemPolyMeshMarksReserve(const DemPolyGeom *g, PetscInt nt)
+{
+  DemPolyMeshScratch *S = &pmscratch_;
+
+  PetscFunctionBegin;
+  if (g->nv > S->cap_mv) {
+    PetscCall(PetscFree(S->mv));
+    S->cap_mv = PetscMax(g->nv, 2 * S->cap_mv);
+    PetscCall(PetscMalloc1(S->cap_mv, &S->mv));
+  }
+  if (g->ne > S->cap_me) {
+    PetscCall(PetscFree(S->me));
+    S->cap_me = PetscMax(g->ne, 2 * S->cap_me);
+    PetscCall(PetscMalloc1(S->cap_me, &S->me));
+  }
+  if (g->nf > S->cap_mf) {
+    PetscCall(PetscFree(S->mf));
+    S->cap_mf = PetscMax(g->nf, 2 * S->cap_mf);
+    PetscCall(PetscMalloc1(S->cap_mf, &S->mf));
+  }
+  if (nt > S->cap_mt) {
+    PetscCall(PetscFree(S->mt));
+    S->cap_mt = PetscMax(nt, 2 * S->cap_mt);
+    PetscCall(PetscMalloc1(S->cap_mt, &S->mt));
+  }
+  PetscCall(PetscArrayzero(S->mv, g->nv));
+  PetscCall(PetscArrayzero(S->me, g->ne));
+  PetscCall(PetscArrayzero(S->mf, g->nf));
+  PetscCall(PetscArrayzero(S->mt, nt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the list of pair p for A (in the wall's frame, orientation qrel there) against wall ws */
+static PetscErrorCode DemPolyMeshFLGet(DemSim sim, PetscInt p, DemShape ws, const DemMeshView *m, DemPolyBody *A, const PetscReal qrel[4], PetscReal reach, DemPolyFL **Lout)
+{
+  DemPolyMeshScratch *S = &pmscratch_;
+  const DemPolyGeom  *g = A->g;
+  DemPolyFL          *L;
+  PetscReal           margin, lim, lim2, lo[3], hi[3];
+  const PetscInt     *cand;
+  PetscInt            ncand;
+
+  PetscFunctionBegin;
+  PetscCall(DemPolyFLReset(sim));
+  PetscCheck(p >= 0 && p < fl_.npairs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair %" PetscInt_FMT " outside the neighbour list (%" PetscInt_FMT ")", p, fl_.npairs);
+  L = &fl_.pair[p];
+  *Lout = L;
+  if (L->start >= 0 && L->kind == DEM_FLK_MESH && L->ga == g && L->w == (const void *)m->x && L->r[0] == A->r && L->reach == reach && DemPolyFLMotion(L->x, L->q, A->x, qrel, A->r) < L->margin) {
+    fl_.nreuse++;
+    A->lazy = PETSC_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  margin = fl_.fmargin * reach;
+  lim    = reach + 2 * margin;
+  lim2   = lim * lim;
+  PetscCall(DemPolyFLCompact());
+  if (L->start >= 0) fl_.live -= L->len;
+  L->start = fl_.nrec;
+  L->len   = 0;
+  L->kind = DEM_FLK_MESH, L->w = (const void *)m->x, L->ga = g, L->gb = NULL;
+  L->r[0] = A->r, L->r[1] = 0, L->reach = reach, L->margin = margin;
+  for (int j = 0; j < 3; j++) L->x[j] = A->x[j];
+  for (int j = 0; j < 4; j++) L->q[j] = qrel[j];
+  fl_.nlist++;
+  PetscCall(DemShapeMeshQuery_Private(ws, A->x, A->r + lim, &ncand, &cand));
+  if (!ncand) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DemPolyMeshMarksReserve(g, m->nt));
+  DemPolyCandidates(A, A->x, A->r, lim); /* every vertex and normal to the (wall's) frame: A not lazy */
+  for (int j = 0; j < 3; j++) lo[j] = PETSC_MAX_REAL, hi[j] = -PETSC_MAX_REAL;
+  for (PetscInt i = 0; i < ncand; i++)
+    for (int k = 0; k < 3; k++) DemPolyBoxAdd(m->x + 3 * m->tri[3 * cand[i] + k], lo, hi);
+  DemPolyCandidateCut(A, lo, hi, lim);
+  for (PetscInt i = 0; i < ncand; i++) {
+    PetscInt         t = cand[i];
+    const PetscReal *x[3] = {m->x + 3 * m->tri[3 * t], m->x + 3 * m->tri[3 * t + 1], m->x + 3 * m->tri[3 * t + 2]};
+    PetscReal        ct[3], rt = 0;
+    for (int j = 0; j < 3; j++) ct[j] = (x[0][j] + x[1][j] + x[2][j]) / 3;
+    for (int k = 0; k < 3; k++) {
+      PetscReal dd[3] = {x[k][0] - ct[0], x[k][1] - ct[1], x[k][2] - ct[2]};
+      rt = PetscMax(rt, PetscSqrtReal(Dot3(dd, dd)));
+    }
+    for (PetscInt ii = 0; ii < A->ncv; ii++) { /* A's corners against the triangle */
+      PetscInt         v = A->cv[ii];
+      const PetscReal *pv = A->v + 3 * v;
+      PetscReal        dd[3] = {pv[0] - ct[0], pv[1] - ct[1], pv[2] - ct[2]}, l = rt + lim;
+      if (Dot3(dd, dd) >= l * l) continue;
+      if (DemPolyPointTriDist2(pv, x[0], x[1], x[2]) < lim2) S->mv[v] = 1, S->mt[t] = 1;
+    }
+    for (PetscInt ii = 0; ii < A->nce; ii++) { /* A's edges against the triangle's edges */
+      PetscInt         e = A->ce[ii];
+      const PetscReal *em = A->em + 4 * e;
+      PetscReal        dd[3] = {em[0] - ct[0], em[1] - ct[1], em[2] - ct[2]}, l = em[3] + rt + lim;
+      if (Dot3(dd, dd) >= l * l) continue;
+      for (int k = 0; k < 3; k++)
+        if (DemPolySegSegDist2(A->v + 3 * g->ev[2 * e], A->v + 3 * g->ev[2 * e + 1], x[k], x[(k + 1) % 3]) < lim2) {
+          S->me[e] = 1, S->mt[t] = 1;
+          break;
+        }
+    }
+    for (PetscInt ii = 0; ii < A->ncf; ii++) { /* A's triangles against the triangle's vertices */
+      PetscInt         f  = A->cf[ii];
+      const PetscInt  *fv = g->f + 3 * f;
+      PetscReal        dd[3] = {A->fc[3 * f] - ct[0], A->fc[3 * f + 1] - ct[1], A->fc[3 * f + 2] - ct[2]}, l = A->s * g->fr[f] + rt + lim;
+      if (Dot3(dd, dd) >= l * l) continue;
+      for (int k = 0; k < 3; k++)
+        if (DemPolyPointTriDist2(x[k], A->v + 3 * fv[0], A->v + 3 * fv[1], A->v + 3 * fv[2]) < lim2) {
+          S->mf[f] = 1, S->mt[t] = 1;
+          break;
+        }
+    }
+  }
+  for (PetscInt ii = 0; ii < A->ncv; ii++)
+    if (S->mv[A->cv[ii]]) PetscCall(DemPolyFLPush(DEM_POLY_V, A->cv[ii], 0, 0));
+  for (PetscInt ii = 0; ii < A->nce; ii++)
+    if (S->me[A->ce[ii]]) PetscCall(DemPolyFLPush(DEM_POLY_E, A->ce[ii], 0, 0));
+  for (PetscInt ii = 0; ii < A->ncf; ii++)
+    if (S->mf[A->cf[ii]]) PetscCall(DemPolyFLPush(DEM_POLY_F, A->cf[ii], 0, 0));
+  if (fl_.nrec > L->start) /* the wall's triangles: only with some feature of A */
+    for (PetscInt i = 0; i < ncand; i++)
+      if (S->mt[cand[i]]) PetscCall(DemPolyFLPush(3, cand[i], 0, 0));
+  L->len = fl_.nrec - L->start;
+  fl_.live += L->len;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A's listed features (carried to the frame on demand) into its candidates, and the query's
+   triangles (cand, *n of them) that the list marks into pmscratch_.fcand, order kept */
+static PetscErrorCode DemPolyMeshFLApply(DemPolyBody *A, const DemMeshView *m, const DemPolyFL *L, const PetscInt *cand, PetscInt *n)
+{
+  DemPolyMeshScratch *S = &pmscratch_;
+  const DemPolyGeom  *g = A->g;
+  const PetscInt     *r = fl_.rec + 4 * L->start;
+  PetscInt            nv = 0, ne = 0, nf = 0, nc = 0;
+
+  PetscFunctionBegin;
+  if (m->nt > S->cap_t) {
+    PetscCall(PetscFree(S->tstamp));
+    S->cap_t = PetscMax(m->nt, 2 * S->cap_t);
+    PetscCall(PetscCalloc1(S->cap_t, &S->tstamp));
+    S->tst = 0;
+  }
+  if (++S->tst == PETSC_MAX_INT) {
+    PetscCall(PetscArrayzero(S->tstamp, S->cap_t));
+    S->tst = 1;
+  }
+  if (*n > S->cap_fcand) {
+    PetscCall(PetscFree(S->fcand));
+    S->cap_fcand = PetscMax(*n, 2 * S->cap_fcand);
+    PetscCall(PetscMalloc1(S->cap_fcand, &S->fcand));
+  }
+  for (PetscInt k = 0; k < L->len; k++) {
+    PetscInt i = r[4 * k + 1];
+    switch (r[4 * k]) {
+    case DEM_POLY_V:
+      A->cv[nv++] = i;
+      DemPolyTouchV(A, i);
+      break;
+    case DEM_POLY_E:
+      A->ce[ne++] = i;
+      DemPolyTouchV(A, g->ev[2 * i]), DemPolyTouchV(A, g->ev[2 * i + 1]), DemPolyTouchE(A, i);
+      break;
+    case DEM_POLY_F:
+      A->cf[nf++] = i;
+      DemPolyTouchF(A, i);
+      break;
+    default:
+      S->tstamp[i] = S->tst;
+    }
+  }
+  A->ncv = nv, A->nce = ne, A->ncf = nf;
+  for (PetscInt i = 0; i < *n; i++)
+    if (S->tstamp[cand[i]] == S->tst) S->fcand[nc++] = cand[i];
+  *n = nc;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PETSC_EXTERN PetscErrorCode DemCollide_PolyhedronMesh(DemShapeKind, DemShapeKind, const DemPairBatch *, PetscReal, DemContactList *);
 PetscErrorCode DemCollide_PolyhedronMesh(DemShapeKind ka, DemShapeKind kb, const DemPairBatch *pb, PetscReal skin, DemContactList *out)
 {
@@ -1830,6 +2136,22 @@ PetscErrorCode DemCollide_PolyhedronMesh(DemShapeKind ka, DemShapeKind kb, const
     PetscCall(PetscArraycpy(A.R, RA, 9));
     lower = skin > 0 ? -skin : -0.05 * A.r;
     reach = PetscMax(skin, -lower);
+    if (pb->pair && skin > 0) PetscCall(DemPolyFLOptions());
+    if (pb->pair && skin > 0 && fl_.enabled) { /* running: the feature list of the pair */
+      PetscReal qw[4] = {pb->state->q[4 * b], -pb->state->q[4 * b + 1], -pb->state->q[4 * b + 2], -pb->state->q[4 * b + 3]}, qrel[4];
+      DemPolyFL *L = NULL;
+      DemQuatMul(qw, &pb->state->q[4 * a], qrel); /* A's orientation in the wall's frame */
+      PetscCall(DemPolyMeshFLGet(sim, pb->pair[k], ws, &m, &A, qrel, reach, &L));
+      if (!L->len) continue; /* nothing of A near the wall */
+      PetscCall(DemShapeMeshQuery_Private(ws, A.x, A.r + reach, &ncand, &cand));
+      if (!ncand) continue;
+      PetscCall(DemPolyMeshReserve(3 * ncand, m.nv));
+      PetscCall(DemPolyMeshFLApply(&A, &m, L, cand, &ncand));
+      if (!ncand) continue;
+      po.pair = pb->pair[k];
+      PetscCall(DemPolyMeshPair(&A, &m, pmscratch_.fcand, ncand, &fr, a, b, skin, lower, &po));
+      continue;
+    }
     PetscCall(DemShapeMeshQuery_Private(ws, A.x, A.r + reach, &ncand, &cand));
     if (!ncand) continue;
     PetscCall(DemPolyMeshReserve(3 * ncand, m.nv)); /* the vertex stamps cover every vertex index */

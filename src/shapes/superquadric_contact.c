@@ -341,7 +341,9 @@ static inline __attribute__((always_inline)) PetscReal DemSQLineRoot(const DemSQ
   return al;
 }
 
-void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *warm, DemSQResult *res)
+/* DemSQCollide_Private with the rotation matrices passed apart from the bodies (the collider
+   passes those of its per-body cache: no copies) */
+static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQBody *B, const PetscReal *RB, DemSQWarm *warm, DemSQResult *res)
 {
   const PetscReal L  = 0.5 * (A->s * A->g->rbound + B->s * B->g->rbound), iL = 1.0 / L;
   PetscReal       O[3], Z[4], best[4] = {0, 0, 0, 1}, bestrel = PETSC_MAX_REAL, nv[3], nn, gra[3], grb[3], Ha[6], Hb[6], aa, ab;
@@ -356,7 +358,6 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
   for (int j = 0; j < 3; j++) O[j] = 0.5 * (A->x[j] + B->x[j]);
   /* solver frame: a's axes, origin O (the midpoint of the centres, so that c_a = -c_b), unit L */
   {
-    const PetscReal *RA = A->R, *RB = B->R;
     const PetscReal  d[3] = {0.5 * (B->x[0] - A->x[0]) * iL, 0.5 * (B->x[1] - A->x[1]) * iL, 0.5 * (B->x[2] - A->x[2]) * iL};
     S[0].g     = A->g;
     S[1].g     = B->g;
@@ -431,7 +432,7 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
   }
   res->gap = (ab - aa) * L;
   { /* back to the world frame */
-    const PetscReal *R = A->R;
+    const PetscReal *R = RA;
     PetscReal        pm[3];
 #pragma GCC unroll 3
     for (int j = 0; j < 3; j++) pm[j] = Z[j] + 0.5 * (aa + ab) * nv[j];
@@ -470,6 +471,11 @@ void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *war
   }
 }
 
+void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *warm, DemSQResult *res)
+{
+  DemSQCollideRot(A, A->R, B, B->R, warm, res);
+}
+
 /* ---------------------------------------------------------------- colliders */
 
 static inline void DemSQAppend(DemContactList *out, PetscInt c, PetscInt a, PetscInt b, PetscInt hist, const DemSQResult *r, const PetscReal xa[3], const PetscReal xb[3])
@@ -498,14 +504,14 @@ static inline PetscReal DemSQRotBound(const PetscReal q[4], const PetscReal q0[4
 
 /* body i's rotation matrix from the call's per-body cache (computed at its first use in the
    call: a body takes part in several pairs, the quaternion-to-matrix conversion is done once) */
-static inline void DemSQFrame(PetscReal *fR, int64_t *fst, int64_t call, PetscInt i, const PetscReal *q, PetscReal R[9])
+static inline const PetscReal *DemSQFrame(PetscReal *fR, int64_t *fst, int64_t call, PetscInt i, const PetscReal *q)
 {
   PetscReal *C = fR + 9 * i;
   if (fst[i] != call) {
     DemQuatToMatrix(q + 4 * i, C);
     fst[i] = call;
   }
-  memcpy(R, C, 9 * sizeof(PetscReal)); /* a fixed-size block move (the loop cost more than the conversion) */
+  return C;
 }
 
 /* the pairs of a batch between two bodies that are superquadrics or spheres (sphere first) */
@@ -514,7 +520,7 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   DemSim           sim = pb->sim;
   DemBodyStore    *bs;
   const PetscReal *x = pb->state->x, *q = pb->state->q;
-  static const PetscReal qid[4] = {1, 0, 0, 0}, zero[3] = {0, 0, 0};
+  static const PetscReal qid[4] = {1, 0, 0, 0}, zero[3] = {0, 0, 0}, Rid[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   struct timespec  t0, t1;
   DemSQStats      *st0 = NULL, *st = NULL;
   int              lasta = -1, lastb = -1;
@@ -525,21 +531,56 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   DemSQWarm       *warr = NULL;
   PetscReal       *fR   = NULL;
   int64_t         *fst  = NULL, fcall = 0;
+  const PetscReal *pM = NULL;
+  PetscReal       *pm = NULL, guard = 0;
+  unsigned char   *pk = NULL;
+  PetscInt         pcap = 0, lastso = -1;
+  PetscInt64       npre = 0;
+  DemSQStats      *stso = NULL, *stpre = NULL;
 
   PetscFunctionBegin;
   PetscCall(DemSimGetBodies(sim, &bs));
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0); /* CPU time: not inflated by other processes */
-  const PetscInt   npair = pb->n, *pa = pb->a, *pbb = pb->b;
+  const PetscInt   npair = pb->n, *pa = pb->a, *pbb = pb->b, *pidx = pb->pair;
   const PetscReal *rad = bs->radius, *shift = pb->shift;
 
+  if (pidx && npair > 0) { /* the prefilter's motion bounds and pair margins (of the batch's first owner) */
+    const PetscInt nb = bs->n + bs->nghost;
+    PetscReal      rmax = 0;
+    DemShape       own0 = sim->shapes[bs->shape[asphere ? pbb[0] : pa[0]]];
+    PetscCall(DemShapeSuperquadricPrefilter_Private(own0, sim, x, q, nb, &pM, &pm, &pk, &pcap));
+    stpre = DemShapeSuperquadricStats_Private(own0); /* the batch's prefilter count goes to this shape */
+    for (PetscInt i = 0; i < nb; i++) rmax = PetscMax(rmax, rad[i]);
+    /* a skip needs the bound to clear zero by more than the rounding of the tests it stands
+       for (the rotation bound's sqrt(1 - c^2) resolves ~1e-8 of r) */
+    guard = 1e-6 * rmax;
+  }
   for (PetscInt k = 0; k < npair; k++) {
-    const PetscInt   a = pa[k], b = pbb[k];
-    const PetscReal *qa, *qb, *sh = shift ? shift + 3 * k : zero;
+    const PetscInt   a = pa[k], b = pbb[k], p = pidx ? pidx[k] : PETSC_MAX_INT;
+    const PetscReal *qa, *qb, *sh, *RA, *RB;
     DemSQBody        A, B;
     DemSQWarm       *w = NULL;
     DemSQResult      r;
-    PetscReal        d2, dx[3], rs = rad[a] + rad[b] + skin;
+    PetscReal        d2, dx[3], rs;
 
+    /* the prefilter: a pair shown apart at the reference poses by more than the two bodies
+       could have moved since is skipped at the cost of three loads. A margin comes from a
+       bounding-sphere rejection below (then the test below would reject it again) or from the
+       pair's current separation certificate (then the certificate test below would skip it:
+       its motion since the certificate is at most the motion bounds since the reference at
+       both times, the rotation part by the subadditivity of sin(theta/2)); so the prefilter
+       changes nothing but the work. */
+    if (p < pcap && pm[p] - pM[a] - pM[b] > guard) {
+      if (pk[p]) { /* a certificate's: counted as the certificate test counts it */
+        const PetscInt so = bs->shape[asphere ? b : a];
+        if (so != lastso) stso = DemShapeSuperquadricStats_Private(sim->shapes[so]), lastso = so;
+        stso->skipped++;
+      }
+      npre++;
+      continue;
+    }
+    sh = shift ? shift + 3 * k : zero;
+    rs = rad[a] + rad[b] + skin;
     /* bounding spheres apart: nothing to do (most pairs of the list; the locals above keep
        this test free of reloads through pb and bs). The pair's slot is left as it is: a warm
        start is only a starting point, and a certificate stays valid (it bounds all motion
@@ -548,7 +589,13 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
     dx[1] = x[3 * b + 1] + sh[1] - x[3 * a + 1];
     dx[2] = x[3 * b + 2] + sh[2] - x[3 * a + 2];
     d2    = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2];
-    if (d2 >= rs * rs) continue;
+    if (d2 >= rs * rs) {
+      if (p < pcap) { /* the margin at the reference poses this shows */
+        const PetscReal m = PetscSqrtReal(d2) - rs - pM[a] - pM[b];
+        if (m > pm[p]) pm[p] = m, pk[p] = 0;
+      }
+      continue;
+    }
     qa = asphere ? qid : q + 4 * a;
     qb = q + 4 * b;
     if (bs->shape[a] != lasta || bs->shape[b] != lastb) { /* shapes repeat along a batch */
@@ -573,8 +620,7 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
       A.x[j] = x[3 * a + j];
       B.x[j] = x[3 * b + j] + sh[j];
     }
-    if (pb->pair) {
-      const PetscInt p = pb->pair[k];
+    if (pidx) {
       if (p < wcap && wga[p] == bs->gid[a] && wgb[p] == bs->gid[b]) w = &warr[p];
       else {
         PetscCall(DemShapeSuperquadricWarm_Private(own, sim, p, bs->gid[a], bs->gid[b], &w));
@@ -592,13 +638,13 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
         }
       }
     }
-    if (asphere) {
-      A.R[0] = A.R[4] = A.R[8] = 1;
-      A.R[1] = A.R[2] = A.R[3] = A.R[5] = A.R[6] = A.R[7] = 0;
-    } else DemSQFrame(fR, fst, fcall, a, q, A.R);
-    DemSQFrame(fR, fst, fcall, b, q, B.R);
+    RA = asphere ? Rid : DemSQFrame(fR, fst, fcall, a, q);
+    RB = DemSQFrame(fR, fst, fcall, b, q);
     if (!(w && w->valid)) { /* a pair solved last time is close: no box test */
-      PetscReal sep = DemSQOBBSeparation_Private(&A, &B, skin);
+      PetscReal sep;
+      memcpy(A.R, RA, 9 * sizeof(PetscReal));
+      memcpy(B.R, RB, 9 * sizeof(PetscReal));
+      sep = DemSQOBBSeparation_Private(&A, &B, skin);
       if (sep > skin) { /* the boxes are apart: a certificate as well */
         if (w) {
           w->valid = PETSC_FALSE;
@@ -606,13 +652,14 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
           for (int j = 0; j < 3; j++) w->dx0[j] = dx[j];
           for (int j = 0; j < 4; j++) w->qa0[j] = qa[j], w->qb0[j] = qb[j];
         }
+        if (p < pcap) pm[p] = sep - skin - pM[a] - pM[b], pk[p] = 1;
         st->obbreject++;
         continue;
       }
     }
     {
       PetscBool wasvalid = (w && w->valid) ? PETSC_TRUE : PETSC_FALSE;
-      DemSQCollide_Private(&A, &B, w, &r);
+      DemSQCollideRot(&A, RA, &B, RB, w, &r);
       st->solves++;
       st->iterations += r.iterations;
       if (r.stages) st->continuations++;
@@ -621,6 +668,10 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
         w->sep = r.sep;
         for (int j = 0; j < 3; j++) w->dx0[j] = dx[j];
         for (int j = 0; j < 4; j++) w->qa0[j] = qa[j], w->qb0[j] = qb[j];
+      }
+      if (p < pcap) { /* the margin follows the pair's certificate (a solve replaced it) */
+        if (w && r.sep > skin) pm[p] = r.sep - skin - pM[a] - pM[b], pk[p] = 1;
+        else pm[p] = -PETSC_MAX_REAL, pk[p] = 0;
       }
       if (!r.converged) {
         st->failures++;
@@ -633,6 +684,7 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
       DemSQAppend(out, c, a, b, pb->pair ? pb->pair[k] : -1, &r, A.x, B.x);
     }
   }
+  if (stpre) stpre->prefiltered += npre;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
   if (st0) st0->seconds += (PetscLogDouble)(t1.tv_sec - t0.tv_sec) + 1e-9 * (PetscLogDouble)(t1.tv_nsec - t0.tv_nsec);
   PetscFunctionReturn(PETSC_SUCCESS);

