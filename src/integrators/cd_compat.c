@@ -288,6 +288,31 @@ static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscR
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the post-solve's vectors and scaled problem freed (the serial and the distributed solve) */
+PetscErrorCode DemCDCompatFree_Private(DemCDCompatCtx *cc, Vec *X, Vec *Xf, Vec *Yw, Vec *Y, Vec *C)
+{
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(X));
+  PetscCall(VecDestroy(Xf));
+  PetscCall(VecDestroy(Yw));
+  PetscCall(VecDestroy(Y));
+  PetscCall(VecDestroy(C));
+  PetscCall(VecDestroy(&cc->rhs));
+  PetscCall(MatDestroy(&cc->A));
+  PetscCall(PetscFree(cc->w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* r (6 per body, zeroed by the caller) += B^T f_c over the system's contacts */
+void DemCDCompatAddBtF_Private(const DemCDSystem *sys, PetscReal *r)
+{
+  for (PetscInt k = 0; k < sys->nc; k++)
+    for (int d = 0; d < 6; d++) {
+      r[6 * sys->a[k] + d] += sys->J[12 * k + d] * sys->fc[k];
+      r[6 * sys->b[k] + d] += sys->J[12 * k + 6 + d] * sys->fc[k];
+    }
+}
+
 /*
   DemCDCompatCore_Private - stages 1 and 2 of the file header on the scaled problem cc, on the
   communicator of cc->A (one process, or every rank of a decomposed run: cd_compat_mpi.c).
@@ -673,24 +698,13 @@ PetscErrorCode DemCDCompatSolve_Private(PetscInt nb, const int64_t *gid, const P
       if (var[k] >= 0) sys->fc[k] = fs * PetscMax(PetscRealPart(x[var[k]]), 0.0);
     PetscCall(VecRestoreArrayRead(X, &x));
   }
-  PetscCall(VecDestroy(&X));
-  PetscCall(VecDestroy(&Xf));
-  PetscCall(VecDestroy(&Yw));
-  PetscCall(VecDestroy(&Y));
-  PetscCall(VecDestroy(&C));
-  PetscCall(VecDestroy(&cc.rhs));
-  PetscCall(MatDestroy(&A));
-  PetscCall(PetscFree(cc.w));
+  PetscCall(DemCDCompatFree_Private(&cc, &X, &Xf, &Yw, &Y, &C));
 done:
   /* unscaled equilibrium residual over every mobile DOF: B^T f_c - F~ */
   {
     PetscReal *r;
     PetscCall(PetscCalloc1(6 * nb, &r));
-    for (PetscInt k = 0; k < nc; k++)
-      for (int d = 0; d < 6; d++) {
-        r[6 * sys->a[k] + d] += sys->J[12 * k + d] * sys->fc[k];
-        r[6 * sys->b[k] + d] += sys->J[12 * k + 6 + d] * sys->fc[k];
-      }
+    DemCDCompatAddBtF_Private(sys, r);
     PetscInt worst = -1;
     for (PetscInt j = 0; j < 6 * nb; j++)
       if (mobile[j] && PetscAbsReal(r[j] - Ft[j]) > cp->eqres) cp->eqres = PetscAbsReal(r[j] - Ft[j]), worst = j;

@@ -520,25 +520,14 @@ static PetscErrorCode DemCDCompatSolveDist(DemSim sim, DemCDSystem *sys, const P
       if (col[k] >= 0) sys->fc[k] = fs * PetscMax(PetscRealPart(x[col[k]]), 0.0);
     PetscCall(VecRestoreArrayRead(X, &x));
   }
-  PetscCall(VecDestroy(&X));
-  PetscCall(VecDestroy(&Xf));
-  PetscCall(VecDestroy(&Yw));
-  PetscCall(VecDestroy(&Y));
-  PetscCall(VecDestroy(&C));
-  PetscCall(VecDestroy(&cc.rhs));
-  PetscCall(MatDestroy(&A));
-  PetscCall(PetscFree(cc.w));
+  PetscCall(DemCDCompatFree_Private(&cc, &X, &Xf, &Yw, &Y, &C));
 done:
   /* unscaled equilibrium residual over the owned mobile DOF: B^T f_c - F~, every rank's
      contacts summed into the owners */
   {
     PetscReal *r = ex; /* 6 per body */
     for (PetscInt j = 0; j < 6 * nall; j++) r[j] = 0;
-    for (PetscInt k = 0; k < nc; k++)
-      for (int d = 0; d < 6; d++) {
-        r[6 * sys->a[k] + d] += sys->J[12 * k + d] * sys->fc[k];
-        r[6 * sys->b[k] + d] += sys->J[12 * k + 6 + d] * sys->fc[k];
-      }
+    DemCDCompatAddBtF_Private(sys, r);
     PetscCall(DemDecompReverseAddArray_Private(sim, r, 6));
     for (PetscInt j = 0; j < 6 * nb; j++)
       if (mobile[j]) eq = PetscMax(eq, PetscAbsReal(r[j] - Ft[j]));
