@@ -288,6 +288,33 @@ static PetscErrorCode DemCDCompatPolish(DemCDCompatCtx *cc, Vec Y, Vec X, PetscR
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  DemCDCompatClusters_Private - the contacts of the post-solve and the clusters they join:
+  closed[k] for a contact closed at t + dt (a contact the inexactly converged CD solution loads
+  is kept too, so that its F~ = B^T f stays feasible); par[], union-find parents over the n
+  bodies, joins the mobile bodies of every closed contact; loaded[root] is set for the cluster
+  of each mobile DOF of the first nb bodies with |F~| > Fcut (the serial and the distributed
+  solve: n = nb on one rank, owned + ghost bodies on several).
+*/
+void DemCDCompatClusters_Private(const DemCDSystem *sys, const PetscReal *reff_src, const PetscBool *mobile, const PetscReal *Ft, PetscReal Fcut, PetscInt n, PetscInt nb, PetscInt *par, PetscBool *closed, PetscBool *loaded)
+{
+  for (PetscInt i = 0; i < n; i++) par[i] = i, loaded[i] = PETSC_FALSE;
+  for (PetscInt k = 0; k < sys->nc; k++) {
+    PetscReal reff = reff_src[sys->src[k]];
+    closed[k]      = (sys->gend[k] <= 1e-6 * (reff > 0 ? reff : 1e-3) || sys->f[k] > 0) ? PETSC_TRUE : PETSC_FALSE;
+    if (closed[k]) {
+      PetscBool ma = PETSC_FALSE, mb = PETSC_FALSE;
+      for (int d = 0; d < 6; d++) ma = ma || mobile[6 * sys->a[k] + d], mb = mb || mobile[6 * sys->b[k] + d];
+      if (ma && mb) {
+        PetscInt ra = DemCDFind(par, sys->a[k]), rb = DemCDFind(par, sys->b[k]);
+        if (ra != rb) par[ra] = rb;
+      }
+    }
+  }
+  for (PetscInt j = 0; j < 6 * nb; j++)
+    if (mobile[j] && PetscAbsReal(Ft[j]) > Fcut) loaded[DemCDFind(par, j / 6)] = PETSC_TRUE;
+}
+
 /* the post-solve's vectors and scaled problem freed (the serial and the distributed solve) */
 PetscErrorCode DemCDCompatFree_Private(DemCDCompatCtx *cc, Vec *X, Vec *Xf, Vec *Yw, Vec *Y, Vec *C)
 {
@@ -568,23 +595,7 @@ PetscErrorCode DemCDCompatSolve_Private(PetscInt nb, const int64_t *gid, const P
   PetscCall(PetscMalloc4(6 * nb, &row, 6 * nb, &rnorm, 6 * nb, &nnz, nc, &var));
   PetscCall(PetscMalloc3(nb, &par, nb, &loaded, nc, &closed));
   /* closed contacts; clusters of mobile bodies joined by them (union-find); loaded clusters */
-  for (PetscInt i = 0; i < nb; i++) par[i] = i, loaded[i] = PETSC_FALSE;
-  for (PetscInt k = 0; k < nc; k++) {
-    PetscReal reff = reff_src[sys->src[k]];
-    /* closed at t + dt; a contact the (inexactly converged) CD solution loads is kept too,
-       so that its F~ = B^T f stays feasible */
-    closed[k] = (sys->gend[k] <= 1e-6 * (reff > 0 ? reff : 1e-3) || sys->f[k] > 0) ? PETSC_TRUE : PETSC_FALSE;
-    if (closed[k]) {
-      PetscBool ma = PETSC_FALSE, mb = PETSC_FALSE;
-      for (int d = 0; d < 6; d++) ma = ma || mobile[6 * sys->a[k] + d], mb = mb || mobile[6 * sys->b[k] + d];
-      if (ma && mb) {
-        PetscInt ra = DemCDFind(par, sys->a[k]), rb = DemCDFind(par, sys->b[k]);
-        if (ra != rb) par[ra] = rb;
-      }
-    }
-  }
-  for (PetscInt j = 0; j < 6 * nb; j++)
-    if (mobile[j] && PetscAbsReal(Ft[j]) > Fcut) loaded[DemCDFind(par, j / 6)] = PETSC_TRUE;
+  DemCDCompatClusters_Private(sys, reff_src, mobile, Ft, Fcut, nb, nb, par, closed, loaded);
   /* variables: closed contacts touching a loaded cluster */
   for (PetscInt k = 0; k < nc; k++) {
     PetscBool ma = PETSC_FALSE, mb = PETSC_FALSE, on = PETSC_FALSE;

@@ -366,21 +366,7 @@ static PetscErrorCode DemCDCompatSolveDist(DemSim sim, DemCDSystem *sys, const P
     PetscCall(DemCDCAgree(sim, ierr, "allocating its work arrays"));
   }
   /* closed contacts; clusters of mobile bodies joined by them; loaded clusters over the ranks */
-  for (PetscInt i = 0; i < nall; i++) par[i] = i, loaded[i] = PETSC_FALSE;
-  for (PetscInt k = 0; k < nc; k++) {
-    PetscReal reff = sim->cl.reff[sys->src[k]];
-    closed[k]      = (sys->gend[k] <= 1e-6 * (reff > 0 ? reff : 1e-3) || sys->f[k] > 0) ? PETSC_TRUE : PETSC_FALSE;
-    if (closed[k]) {
-      PetscBool ma = PETSC_FALSE, mb = PETSC_FALSE;
-      for (int d = 0; d < 6; d++) ma = ma || mobile[6 * sys->a[k] + d], mb = mb || mobile[6 * sys->b[k] + d];
-      if (ma && mb) {
-        PetscInt ra = DemCDFind(par, sys->a[k]), rb = DemCDFind(par, sys->b[k]);
-        if (ra != rb) par[ra] = rb;
-      }
-    }
-  }
-  for (PetscInt j = 0; j < 6 * nb; j++)
-    if (mobile[j] && PetscAbsReal(Ft[j]) > Fcut) loaded[DemCDFind(par, j / 6)] = PETSC_TRUE;
+  DemCDCompatClusters_Private(sys, sim->cl.reff, mobile, Ft, Fcut, nall, nb, par, closed, loaded);
   for (PetscInt round = 1;; round++) {
     PetscBool grew = PETSC_FALSE;
     cp->rounds_max = PetscMax(cp->rounds_max, round);

@@ -101,6 +101,7 @@ PETSC_INTERN PetscErrorCode DemCDCompatSolve_Private(PetscInt nb, const int64_t 
 /* TAOALMM and the Newton polish of the scaled problem cc on A's communicator (cd_compat.c):
    from the forces X (Xf: the start should TAOALMM fail) and the multipliers Yw (PHR sign,
    -u); X receives the forces, Y (layout of C) the displacements' multipliers u. Collective. */
+PETSC_INTERN void           DemCDCompatClusters_Private(const DemCDSystem *, const PetscReal *reff_src, const PetscBool *mobile, const PetscReal *Ft, PetscReal Fcut, PetscInt n, PetscInt nb, PetscInt *par, PetscBool *closed, PetscBool *loaded);
 PETSC_INTERN PetscErrorCode DemCDCompatFree_Private(DemCDCompatCtx *, Vec *X, Vec *Xf, Vec *Yw, Vec *Y, Vec *C);
 PETSC_INTERN void           DemCDCompatAddBtF_Private(const DemCDSystem *, PetscReal *r);
 PETSC_INTERN PetscErrorCode DemCDCompatCore_Private(DemCDCompatCtx *, Vec C, Vec X, Vec Xf, Vec Yw, Vec Y, DemCDCompat *);
