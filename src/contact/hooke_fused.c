@@ -20,7 +20,6 @@
 typedef struct {
   PetscReal pe, es, dr;
   PetscInt  nc;
-  PetscInt  nbody; /* in: bodies (owned and ghosts) in f, t, fd, td: the AVX2 scatter's bound */
 } DemFusedSums;
 
 /*
@@ -218,89 +217,7 @@ DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *rest
 }
 #endif
 
-/* step (3) of the blocked loop in scalar code, in the order of the pairs */
-static inline __attribute__((always_inline)) void DemHookeFusedScatterScalar(PetscInt nb, const PetscInt *restrict tk, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, const PetscReal *F0, const PetscReal *F1, const PetscReal *F2, const PetscReal *C0, const PetscReal *C1, const PetscReal *C2, const PetscReal *D0, const PetscReal *D1, const PetscReal *D2, const PetscReal *E0, const PetscReal *E1, const PetscReal *E2, const PetscReal *SA, const PetscReal *SB, const PetscReal *h0, const PetscReal *h1, const PetscReal *h2, const PetscReal *h3)
-{
-  for (PetscInt j = 0; j < nb; j++) {
-    const PetscInt k = tk[j];
-    const size_t   a = (size_t)A[k], b = (size_t)B[k];
-    PetscReal *restrict hh = hist + DEM_FRICTION_HISTSIZE * k;
-    f[3 * a] += F0[j], f[3 * a + 1] += F1[j], f[3 * a + 2] += F2[j];
-    f[3 * b] -= F0[j], f[3 * b + 1] -= F1[j], f[3 * b + 2] -= F2[j];
-    t[3 * a] -= SA[j] * C0[j], t[3 * a + 1] -= SA[j] * C1[j], t[3 * a + 2] -= SA[j] * C2[j];
-    t[3 * b] -= SB[j] * C0[j], t[3 * b + 1] -= SB[j] * C1[j], t[3 * b + 2] -= SB[j] * C2[j];
-    fd[3 * a] += D0[j], fd[3 * a + 1] += D1[j], fd[3 * a + 2] += D2[j];
-    fd[3 * b] -= D0[j], fd[3 * b + 1] -= D1[j], fd[3 * b + 2] -= D2[j];
-    td[3 * a] -= SA[j] * E0[j], td[3 * a + 1] -= SA[j] * E1[j], td[3 * a + 2] -= SA[j] * E2[j];
-    td[3 * b] -= SB[j] * E0[j], td[3 * b + 1] -= SB[j] * E1[j], td[3 * b + 2] -= SB[j] * E2[j];
-    hh[0] = h0[j], hh[1] = h1[j], hh[2] = h2[j], hh[3] = h3[j];
-  }
-}
-
-#if DEM_HAVE_ISA_V3
-  #include <immintrin.h>
-/* rows of three SoA columns of four contacts: r[l] = (c0[l], c1[l], c2[l], c3[l]) */
-DEM_ISA_V3 static inline __attribute__((always_inline)) void DemV3Rows(const PetscReal *c0, const PetscReal *c1, const PetscReal *c2, __m256d c3, __m256d r[4])
-{
-  const __m256d a = _mm256_loadu_pd(c0), b = _mm256_loadu_pd(c1), c = _mm256_loadu_pd(c2);
-  const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b), t2 = _mm256_unpacklo_pd(c, c3), t3 = _mm256_unpackhi_pd(c, c3);
-  r[0] = _mm256_permute2f128_pd(t0, t2, 0x20), r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
-  r[2] = _mm256_permute2f128_pd(t0, t2, 0x31), r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
-}
-
-/*
-  step (3) of the blocked loop for the AVX2 copy: each body's three components of f, t, fd and
-  td updated by one 4-lane load, add and store, the contacts' rows coming from 4 x 4 transposes
-  of the block's columns. The fourth lane is the next body's first component, written back
-  unchanged: f and fd add rows whose fourth lane is -0 (x + -0 = x for every x, signed zeros
-  included; body b adds the row with its first three lanes negated, x + (-F) being x - F
-  exactly), and t, td (fnmadd with the lever arm, as the scalar t -= s C rounds) blend the
-  loaded fourth lane back (their rows carry the lever arms sa, sb in the fourth lane). A block
-  with a body whose fourth lane would lie past the arrays (index nbody - 1) takes the scalar
-  updates. Each component sees the scalar loop's operations in its order: bitwise the same.
-*/
-DEM_ISA_V3 static void DemHookeFusedScatter_V3(PetscInt nb, const PetscInt *restrict tk, const PetscInt *restrict A, const PetscInt *restrict B, PetscInt nbody, PetscReal *restrict hist, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, const PetscReal *F0, const PetscReal *F1, const PetscReal *F2, const PetscReal *C0, const PetscReal *C1, const PetscReal *C2, const PetscReal *D0, const PetscReal *D1, const PetscReal *D2, const PetscReal *E0, const PetscReal *E1, const PetscReal *E2, const PetscReal *SA, const PetscReal *SB, const PetscReal *h0, const PetscReal *h1, const PetscReal *h2, const PetscReal *h3)
-{
-  const __m256d mz = _mm256_set1_pd(-0.0), neg3 = _mm256_setr_pd(-0.0, -0.0, -0.0, 0.0);
-  const size_t  last = (size_t)nbody - 1;
-  size_t        ia[DEM_VB], ib[DEM_VB], ih[DEM_VB], hi = 0;
-
-  for (PetscInt j = 0; j < nb; j++) {
-    const size_t k = (size_t)tk[j], a = (size_t)A[k], b = (size_t)B[k];
-    ia[j] = 3 * a, ib[j] = 3 * b, ih[j] = DEM_FRICTION_HISTSIZE * k;
-    hi |= (a >= last) | (b >= last);
-  }
-  if (hi) { /* rare */
-    DemHookeFusedScatterScalar(nb, tk, A, B, hist, f, t, fd, td, F0, F1, F2, C0, C1, C2, D0, D1, D2, E0, E1, E2, SA, SB, h0, h1, h2, h3);
-    return;
-  }
-  for (PetscInt j0 = 0; j0 < nb; j0 += 4) { /* the columns hold DEM_VB (a multiple of 4) lanes */
-    __m256d        F[4], C[4], D[4], E[4], H[4];
-    const PetscInt je = nb - j0 < 4 ? nb - j0 : 4;
-    DemV3Rows(F0 + j0, F1 + j0, F2 + j0, mz, F);
-    DemV3Rows(C0 + j0, C1 + j0, C2 + j0, _mm256_loadu_pd(SA + j0), C);
-    DemV3Rows(D0 + j0, D1 + j0, D2 + j0, mz, D);
-    DemV3Rows(E0 + j0, E1 + j0, E2 + j0, _mm256_loadu_pd(SB + j0), E);
-    DemV3Rows(h0 + j0, h1 + j0, h2 + j0, _mm256_loadu_pd(h3 + j0), H);
-    for (PetscInt l = 0; l < je; l++) {
-      const size_t  a3 = ia[j0 + l], b3 = ib[j0 + l];
-      const __m256d sa = _mm256_permute4x64_pd(C[l], 0xff), sb = _mm256_permute4x64_pd(E[l], 0xff);
-      __m256d       o;
-      _mm256_storeu_pd(f + a3, _mm256_add_pd(_mm256_loadu_pd(f + a3), F[l]));
-      _mm256_storeu_pd(f + b3, _mm256_add_pd(_mm256_loadu_pd(f + b3), _mm256_xor_pd(F[l], neg3)));
-      o = _mm256_loadu_pd(t + a3), _mm256_storeu_pd(t + a3, _mm256_blend_pd(o, _mm256_fnmadd_pd(sa, C[l], o), 7));
-      o = _mm256_loadu_pd(t + b3), _mm256_storeu_pd(t + b3, _mm256_blend_pd(o, _mm256_fnmadd_pd(sb, C[l], o), 7));
-      _mm256_storeu_pd(fd + a3, _mm256_add_pd(_mm256_loadu_pd(fd + a3), D[l]));
-      _mm256_storeu_pd(fd + b3, _mm256_add_pd(_mm256_loadu_pd(fd + b3), _mm256_xor_pd(D[l], neg3)));
-      o = _mm256_loadu_pd(td + a3), _mm256_storeu_pd(td + a3, _mm256_blend_pd(o, _mm256_fnmadd_pd(sa, E[l], o), 7));
-      o = _mm256_loadu_pd(td + b3), _mm256_storeu_pd(td + b3, _mm256_blend_pd(o, _mm256_fnmadd_pd(sb, E[l], o), 7));
-      _mm256_storeu_pd(hist + ih[j0 + l], H[l]);
-    }
-  }
-}
-#endif
-
-static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int isa, DemFusedSums *sum)
+static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, DemFusedSums *sum)
 {
   const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
   const int       has_gt = hk->has_gamma_t ? 1 : 0, kt_pos = kt > 0;
@@ -384,7 +301,7 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemCo
     }
     /* (3) scatter, in the order of the pairs */
 #if DEM_HAVE_ISA_V4
-    if (isa == 4) {
+    if (v4) {
       DemHookeFusedScatter_V4(nb, touch + i0, A, B, hist, f, t, fd, td, F0, F1, F2, C0, C1, C2, D0, D1, D2, E0, E1, E2, SA, SB, h0, h1, h2, h3);
       for (PetscInt j = 0; j < nb; j++) {
         if (withpe) pe += EN[j];
@@ -393,18 +310,19 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemCo
       continue;
     }
 #endif
-#if DEM_HAVE_ISA_V3
-    if (isa == 3) {
-      DemHookeFusedScatter_V3(nb, touch + i0, A, B, sum->nbody, hist, f, t, fd, td, F0, F1, F2, C0, C1, C2, D0, D1, D2, E0, E1, E2, SA, SB, h0, h1, h2, h3);
-      for (PetscInt j = 0; j < nb; j++) {
-        if (withpe) pe += EN[j];
-        es_sum += ES[j];
-      }
-      continue;
-    }
-#endif
-    DemHookeFusedScatterScalar(nb, touch + i0, A, B, hist, f, t, fd, td, F0, F1, F2, C0, C1, C2, D0, D1, D2, E0, E1, E2, SA, SB, h0, h1, h2, h3);
     for (PetscInt j = 0; j < nb; j++) {
+      const PetscInt k = touch[i0 + j];
+      const size_t   a = (size_t)A[k], b = (size_t)B[k];
+      PetscReal *restrict hh = hist + DEM_FRICTION_HISTSIZE * k;
+      f[3 * a] += F0[j], f[3 * a + 1] += F1[j], f[3 * a + 2] += F2[j];
+      f[3 * b] -= F0[j], f[3 * b + 1] -= F1[j], f[3 * b + 2] -= F2[j];
+      t[3 * a] -= SA[j] * C0[j], t[3 * a + 1] -= SA[j] * C1[j], t[3 * a + 2] -= SA[j] * C2[j];
+      t[3 * b] -= SB[j] * C0[j], t[3 * b + 1] -= SB[j] * C1[j], t[3 * b + 2] -= SB[j] * C2[j];
+      fd[3 * a] += D0[j], fd[3 * a + 1] += D1[j], fd[3 * a + 2] += D2[j];
+      fd[3 * b] -= D0[j], fd[3 * b + 1] -= D1[j], fd[3 * b + 2] -= D2[j];
+      td[3 * a] -= SA[j] * E0[j], td[3 * a + 1] -= SA[j] * E1[j], td[3 * a + 2] -= SA[j] * E2[j];
+      td[3 * b] -= SB[j] * E0[j], td[3 * b + 1] -= SB[j] * E1[j], td[3 * b + 2] -= SB[j] * E2[j];
+      hh[0] = h0[j], hh[1] = h1[j], hh[2] = h2[j], hh[3] = h3[j];
       if (withpe) pe += EN[j];
       es_sum += ES[j];
     }
@@ -417,9 +335,9 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemCo
 /* the blocked loop's variants for the touching pairs [0, nt0) without and [nt0, nt) with an
    image shift: stored energy wanted or not (withpe), gamma_n from the restitution or given,
    law hertz or hooke (hertz, a constant at each call) */
-static inline __attribute__((always_inline)) void DemHookeFusedSSVecVariants(const DemContactLaw_Hooke *hk, PetscInt nt0, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, int withpe, const int hertz, const int isa, DemFusedSums *sum)
+static inline __attribute__((always_inline)) void DemHookeFusedSSVecVariants(const DemContactLaw_Hooke *hk, PetscInt nt0, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, int withpe, const int hertz, const int v4, DemFusedSums *sum)
 {
-#define DEM_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, hertz, isa, sum)
+#define DEM_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, hertz, v4, sum)
   if (hk->from_e) {
     if (withpe) DEM_SSV(nt0, touch, 0, 1, 1);
     else DEM_SSV(nt0, touch, 0, 0, 1);
@@ -444,7 +362,7 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVecVariants(con
   when the processor has them, with AVX2 and FMA (fused multiply-adds: about a fifth fewer
   instructions in this kernel; results differ from the baseline build in the last bits).
 */
-static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int isa, DemFusedSums *sum)
+static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, DemFusedSums *sum)
 {
   PetscInt nt0, nt, n0 = npair;
 
@@ -462,7 +380,7 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(
     } else n0 = 0;
   }
 #if DEM_HAVE_ISA_V4
-  if (known && isa == 4) nt0 = DemHookeFusedFilterKnown_V4(n0, A, B, hist, x, rad, touch, was);
+  if (known && v4) nt0 = DemHookeFusedFilterKnown_V4(n0, A, B, hist, x, rad, touch, was);
   else
 #endif
     if (known) nt0 = DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0);
@@ -477,8 +395,8 @@ static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(
      from the power column: those variants are specialised and skip the power, and the stored
      energy too on steps whose pe_contact no output reads (withpe 0); the rest not */
   if (commit && withfd) { /* the blocked loop, with law hertz's scaling compiled in or not */
-    if (hertz) DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 1, isa, sum);
-    else DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 0, isa, sum);
+    if (hertz) DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 1, v4, sum);
+    else DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 0, v4, sum);
   } else if (hertz) {
 #define DEM_HERTZ_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 1, sum)
     DEM_HERTZ_SS(nt0, touch, commit, 0, withfd, 1, 1);
@@ -500,7 +418,7 @@ static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscI
 #if DEM_HAVE_ISA_V3
 DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 3, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, sum);
 }
 #endif
 
@@ -508,7 +426,7 @@ DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, 
 /* the AVX-512 copy: the AVX-512 filter, and the blocks of contacts eight per instruction */
 DEM_ISA_V4 __attribute__((target("prefer-vector-width=512"))) static PetscInt DemHookeFusedBatch_V4(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 4, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 1, sum);
 }
 #endif
 
@@ -583,7 +501,7 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
   DemSim                     sim = pb->sim;
   DemBodyStore              *bs;
   PetscReal                 *hist;
-  DemFusedSums               sum = {0, 0, 0, 0, 0};
+  DemFusedSums               sum = {0, 0, 0, 0};
 
   PetscFunctionBegin;
   *handled = PETSC_FALSE;
@@ -597,7 +515,6 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
   PetscCall(DemSimGetBodies(sim, &bs));
   /* the pairs of a batch are consecutive in the list: their history too */
   hist = sim->nl.history + DEM_FRICTION_HISTSIZE * pb->pair[0];
-  sum.nbody = bs->n + bs->nghost;
   if (pb->kb == DEM_KIND_SPHERE) {
     const PetscInt  *S = pb->shift ? sim->nl.shiftidx + pb->pair[0] : NULL;
     const PetscReal *x = pb->state->x, *v = pb->state->v, *w = pb->state->w;
