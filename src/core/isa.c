@@ -1,7 +1,8 @@
 /*
   isa.c - which copy of the hot loops runs (dem_isa.h): the AVX2+FMA copy when the processor
   has both and the environment does not say MMDEM_ISA=generic; with it the AVX-512 loops when
-  the processor has AVX-512 F, VL, BW and DQ and the environment does not say MMDEM_ISA=avx2.
+  the processor has AVX-512 F, VL, BW and DQ and the environment does not say MMDEM_ISA=avx2
+  (or avx2-scalar: verlet's scalar AVX2 loops instead of its 4-body ones).
 */
 #include "dem_isa.h"
 #include <stdlib.h>
@@ -34,7 +35,7 @@ int DemIsaV4(void)
 #if DEM_HAVE_ISA_V4
     v = DemIsaV3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
 #endif
-    if (e && !strcmp(e, "avx2")) v = 0;
+    if (e && !strncmp(e, "avx2", 4)) v = 0; /* avx2, avx2-scalar (verlet.c) */
     dem_isa_v4 = v;
   }
   return dem_isa_v4;

@@ -365,6 +365,172 @@ DEM_ISA_V4 static PetscReal DemVerletKickPower_V4(DemSim sim, PetscReal h, DemVe
 }
 #endif
 
+/* MMDEM_ISA=avx2-scalar: the scalar AVX2+FMA loops instead of the 4-body ones (for comparing
+   the two; tests/cases/fused_kernel.py) */
+static int DemVerletScalarV3(void)
+{
+  static int scalar = -1;
+  if (scalar < 0) {
+    const char *e = getenv("MMDEM_ISA");
+    scalar        = e && !strcmp(e, "avx2-scalar");
+  }
+  return scalar;
+}
+
+#if DEM_HAVE_ISA_V3
+/*
+  The two passes for AVX2+FMA when every body is isotropic and the problem is not a plane one:
+  the AVX-512 copy's scheme above with four bodies per iteration, their x, v, w, f, t, fd, td as
+  three 4-double vectors each (interleaving kept), per-body values spread to their three lanes
+  by a permute, x, y, z of four bodies split out by two blends and a permute, the quaternions
+  transposed 4 x 4. Lane by lane the operations and roundings are those of the scalar loops as
+  the AVX2+FMA copy compiles them, and the power sums run in body order: bitwise the same
+  results as the scalar AVX2 loops (tests/cases/fused_kernel.py, MMDEM_ISA=avx2 vs avx2-scalar).
+  Bodies past the last multiple of four take the scalar loop.
+*/
+  #include <immintrin.h>
+  #define DEM_V3SPREAD(v, out) (out[0] = _mm256_permute4x64_pd(v, 0x40), out[1] = _mm256_permute4x64_pd(v, 0xA5), out[2] = _mm256_permute4x64_pd(v, 0xFE))
+
+/* x, y, z of four bodies from their three interleaved vectors */
+DEM_ISA_V3 static inline __attribute__((always_inline)) void DemV3Split3(const __m256d in[3], __m256d out[3])
+{
+  out[0] = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(in[0], in[1], 0x4), in[2], 0x2), 0x6C);
+  out[1] = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(in[0], in[1], 0x9), in[2], 0x4), 0xB1);
+  out[2] = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(in[0], in[1], 0x2), in[2], 0x9), 0xC6);
+}
+/* 4 x 4 transpose (quaternions of four bodies to their four components, and back) */
+DEM_ISA_V3 static inline __attribute__((always_inline)) void DemV3T4(const __m256d in[4], __m256d out[4])
+{
+  const __m256d t0 = _mm256_unpacklo_pd(in[0], in[1]), t1 = _mm256_unpackhi_pd(in[0], in[1]);
+  const __m256d t2 = _mm256_unpacklo_pd(in[2], in[3]), t3 = _mm256_unpackhi_pd(in[2], in[3]);
+  out[0] = _mm256_permute2f128_pd(t0, t2, 0x20), out[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  out[2] = _mm256_permute2f128_pd(t0, t2, 0x31), out[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+/* s += each body's fd.v + td.w, in body order, from the per-lane fma(fd, v, td*w) */
+DEM_ISA_V3 static inline __attribute__((always_inline)) PetscReal DemV3PowerChain(PetscReal s, const __m256d p[3])
+{
+  PetscReal c[12];
+  for (int k = 0; k < 3; k++) _mm256_storeu_pd(c + 4 * k, p[k]);
+  for (int j = 0; j < 4; j++) s += (c[3 * j] + c[3 * j + 1]) + c[3 * j + 2];
+  return s;
+}
+DEM_ISA_V3 static inline __attribute__((always_inline)) PetscReal DemV3Sum(__m256d v)
+{
+  const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
+
+DEM_ISA_V3 static PetscReal DemVerletKickDrift_V3Iso(DemSim sim, PetscReal dt, DemVerletChecks *ck)
+{
+  DemBodyStore *bs = &sim->bodies;
+  const PetscInt n = bs->n, n4 = n - n % 4;
+  const PetscReal h = 0.5 * dt, *restrict iI = bs->inv_I, *restrict im = bs->inv_m, *restrict mass = bs->m;
+  PetscReal *restrict f = bs->f, *restrict t = bs->t, *restrict fd = sim->fd, *restrict td = sim->td;
+  PetscReal *restrict v = bs->v, *restrict w = bs->w, *restrict x = bs->x, *restrict q = bs->q;
+  const unsigned *restrict flags = bs->flags;
+  const PetscReal *restrict x0 = sim->nl.x0;
+  const int       havex0 = x0 && sim->nl.x0cap >= 3 * n;
+  const __m256d   zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0), vh = _mm256_set1_pd(h), vdt = _mm256_set1_pd(dt), vhw = _mm256_set1_pd(0.5 * dt);
+  const __m256d   lim = _mm256_set1_pd(0.25 * sim->skin * sim->skin);
+  const __m128i   pflag = _mm_set1_epi32((int)DEM_PRESCRIBED);
+  __m256d         g[3], nfv = zero, movedv = zero;
+  PetscReal       s = 0, gl[12];
+
+  for (int l = 0; l < 12; l++) gl[l] = sim->gravity[l % 3];
+  for (int k = 0; k < 3; k++) g[k] = _mm256_loadu_pd(gl + 4 * k);
+  for (PetscInt i0 = 0; i0 < n4; i0 += 4) {
+    const size_t  b3 = 3 * (size_t)i0;
+    const __m256d im4 = _mm256_loadu_pd(im + i0), mob = _mm256_cmp_pd(im4, zero, _CMP_NEQ_UQ);
+    const __m128i fl = _mm_loadu_si128((const __m128i *)(flags + i0));
+    const __m256d pre = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_xor_si128(_mm_cmpeq_epi32(_mm_and_si128(fl, pflag), _mm_setzero_si128()), _mm_set1_epi32(-1))));
+    const __m256d drift = _mm256_or_pd(mob, pre);
+    __m256d       hm[3], m[3], dm[3], V[3], W[3], F[3], T[3], P[3], X[3];
+
+    DEM_V3SPREAD(_mm256_mul_pd(vh, im4), hm);
+    DEM_V3SPREAD(_mm256_and_pd(mob, _mm256_loadu_pd(mass + i0)), m); /* m = 1/m == 0 ? 0 : mass */
+    DEM_V3SPREAD(drift, dm);
+    for (int k = 0; k < 3; k++) {
+      const size_t o = b3 + 4 * k;
+      F[k] = _mm256_loadu_pd(f + o), T[k] = _mm256_loadu_pd(t + o);
+      V[k] = _mm256_fmadd_pd(hm[k], F[k], _mm256_loadu_pd(v + o));
+      W[k] = _mm256_fmadd_pd(_mm256_mul_pd(vh, _mm256_loadu_pd(iI + o)), T[k], _mm256_loadu_pd(w + o)); /* isotropic: the three 1/I of a body are equal */
+      P[k] = _mm256_fmadd_pd(_mm256_loadu_pd(fd + o), V[k], _mm256_mul_pd(_mm256_loadu_pd(td + o), W[k]));
+      _mm256_storeu_pd(v + o, V[k]), _mm256_storeu_pd(w + o, W[k]);
+      _mm256_storeu_pd(f + o, _mm256_fmadd_pd(m[k], g[k], zero)); /* the next evaluation's start */
+      _mm256_storeu_pd(t + o, zero), _mm256_storeu_pd(fd + o, zero), _mm256_storeu_pd(td + o, zero);
+      X[k] = _mm256_loadu_pd(x + o);
+      X[k] = _mm256_blendv_pd(X[k], _mm256_fmadd_pd(vdt, V[k], X[k]), dm[k]);
+      _mm256_storeu_pd(x + o, X[k]);
+      nfv = _mm256_add_pd(nfv, _mm256_mul_pd(zero, X[k]));
+    }
+    s = DemV3PowerChain(s, P);
+    { /* Cayley rotation of the drifting bodies that spin (DemVerletCayley) */
+      __m256d wc[3], Q[4], qc[4], spin;
+      DemV3Split3(W, wc);
+      spin = _mm256_and_pd(drift, _mm256_or_pd(_mm256_or_pd(_mm256_cmp_pd(wc[0], zero, _CMP_NEQ_UQ), _mm256_cmp_pd(wc[1], zero, _CMP_NEQ_UQ)), _mm256_cmp_pd(wc[2], zero, _CMP_NEQ_UQ)));
+      for (int k = 0; k < 4; k++) Q[k] = _mm256_loadu_pd(q + 4 * (size_t)i0 + 4 * k);
+      if (_mm256_movemask_pd(spin)) {
+        const __m256d hx = _mm256_mul_pd(vhw, wc[0]), hy = _mm256_mul_pd(vhw, wc[1]), hz = _mm256_mul_pd(vhw, wc[2]);
+        __m256d       qn[4], r2, r;
+        DemV3T4(Q, qc);
+        qn[0] = _mm256_fnmadd_pd(hz, qc[3], _mm256_fnmadd_pd(hy, qc[2], _mm256_fnmadd_pd(hx, qc[1], qc[0])));
+        qn[1] = _mm256_fnmadd_pd(hz, qc[2], _mm256_fmadd_pd(hy, qc[3], _mm256_fmadd_pd(hx, qc[0], qc[1])));
+        qn[2] = _mm256_fmadd_pd(hz, qc[1], _mm256_fmadd_pd(hy, qc[0], _mm256_fnmadd_pd(hx, qc[3], qc[2])));
+        qn[3] = _mm256_fmadd_pd(hz, qc[0], _mm256_fnmadd_pd(hy, qc[1], _mm256_fmadd_pd(hx, qc[2], qc[3])));
+        r2    = _mm256_fmadd_pd(qn[3], qn[3], _mm256_fmadd_pd(qn[2], qn[2], _mm256_fmadd_pd(qn[0], qn[0], _mm256_mul_pd(qn[1], qn[1]))));
+        r     = _mm256_div_pd(one, _mm256_sqrt_pd(r2));
+        for (int c = 0; c < 4; c++) qc[c] = _mm256_blendv_pd(qc[c], _mm256_mul_pd(qn[c], r), spin);
+        DemV3T4(qc, Q);
+        for (int k = 0; k < 4; k++) _mm256_storeu_pd(q + 4 * (size_t)i0 + 4 * k, Q[k]);
+      }
+      for (int k = 0; k < 4; k++) nfv = _mm256_add_pd(nfv, _mm256_mul_pd(zero, Q[k]));
+    }
+    if (havex0) { /* the neighbour list's displacement rule on the new x */
+      __m256d d[3], dc[3];
+      for (int k = 0; k < 3; k++) d[k] = _mm256_sub_pd(X[k], _mm256_loadu_pd(x0 + b3 + 4 * k));
+      DemV3Split3(d, dc);
+      movedv = _mm256_or_pd(movedv, _mm256_cmp_pd(_mm256_fmadd_pd(dc[2], dc[2], _mm256_fmadd_pd(dc[0], dc[0], _mm256_mul_pd(dc[1], dc[1]))), lim, _CMP_GT_OQ));
+    }
+  }
+  s = DemVerletKickDrift_Inline(sim, dt, 1, ck, n4, s); /* the last n % 4 bodies; sets ck */
+  ck->moved |= _mm256_movemask_pd(movedv) != 0;
+  ck->nf += DemV3Sum(nfv);
+  return s;
+}
+
+DEM_ISA_V3 static PetscReal DemVerletKickPower_V3Iso(DemSim sim, PetscReal h, DemVerletChecks *ck)
+{
+  DemBodyStore *bs = &sim->bodies;
+  const PetscInt n = bs->n, n4 = n - n % 4;
+  const PetscReal *restrict f = bs->f, *restrict t = bs->t, *restrict iI = bs->inv_I, *restrict im = bs->inv_m;
+  const PetscReal *restrict fd = sim->fd, *restrict td = sim->td;
+  PetscReal *restrict v = bs->v, *restrict w = bs->w;
+  const __m256d   zero = _mm256_setzero_pd(), vh = _mm256_set1_pd(h);
+  __m256d         nfv = zero;
+  PetscReal       s = 0;
+
+  for (PetscInt i0 = 0; i0 < n4; i0 += 4) {
+    const size_t b3 = 3 * (size_t)i0;
+    __m256d      hm[3], P[3];
+    DEM_V3SPREAD(_mm256_mul_pd(vh, _mm256_loadu_pd(im + i0)), hm);
+    for (int k = 0; k < 3; k++) {
+      const size_t  o = b3 + 4 * k;
+      const __m256d V = _mm256_loadu_pd(v + o), W = _mm256_loadu_pd(w + o);
+      P[k]            = _mm256_fmadd_pd(_mm256_loadu_pd(fd + o), V, _mm256_mul_pd(_mm256_loadu_pd(td + o), W)); /* fd(n+1) at v(n+1/2) */
+      const __m256d Vn = _mm256_fmadd_pd(hm[k], _mm256_loadu_pd(f + o), V);
+      const __m256d Wn = _mm256_fmadd_pd(_mm256_mul_pd(vh, _mm256_loadu_pd(iI + o)), _mm256_loadu_pd(t + o), W);
+      _mm256_storeu_pd(v + o, Vn), _mm256_storeu_pd(w + o, Wn);
+      nfv = _mm256_add_pd(nfv, _mm256_add_pd(_mm256_mul_pd(zero, Vn), _mm256_mul_pd(zero, Wn)));
+    }
+    s = DemV3PowerChain(s, P);
+  }
+  s = DemVerletKickPower_Inline(sim, h, 1, ck, n4, s); /* adds to ck->nf */
+  ck->nf += DemV3Sum(nfv);
+  return s;
+}
+  #undef DEM_V3SPREAD
+#endif
+
 /* whether every body has isotropic inertia and inverse inertia; decided again when the store
    may have changed (its size, a neighbour rebuild: insertion, MPI migration) */
 static int DemVerletIsotropic(DemIntegrator_Verlet *vv, DemSim sim)
@@ -388,6 +554,7 @@ static PetscReal DemVerletKickDrift(DemIntegrator_Verlet *vv, DemSim sim, PetscR
   if (iso && sim->dim != 2 && DemIsaV4()) return DemVerletKickDrift_V4(sim, dt, ck);
 #endif
 #if DEM_HAVE_ISA_V3
+  if (iso && sim->dim != 2 && DemIsaV3() && !DemVerletScalarV3()) return DemVerletKickDrift_V3Iso(sim, dt, ck);
   if (DemIsaV3()) return DemVerletKickDrift_V3(sim, dt, iso, ck);
 #endif
   return DemVerletKickDrift_Generic(sim, dt, iso, ck);
@@ -399,6 +566,7 @@ static PetscReal DemVerletKickPower(DemIntegrator_Verlet *vv, DemSim sim, PetscR
   if (iso && sim->dim != 2 && DemIsaV4()) return DemVerletKickPower_V4(sim, h, ck);
 #endif
 #if DEM_HAVE_ISA_V3
+  if (iso && sim->dim != 2 && DemIsaV3() && !DemVerletScalarV3()) return DemVerletKickPower_V3Iso(sim, h, ck);
   if (DemIsaV3()) return DemVerletKickPower_V3(sim, h, iso, ck);
 #endif
   return DemVerletKickPower_Generic(sim, h, iso, ck);
