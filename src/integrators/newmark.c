@@ -196,6 +196,11 @@ typedef struct {
   PetscBool    active_set;
   signed char *smode;
   PetscInt     smodecap, as_passes;
+  /* the cycle freeze (DemNmFreezeWatch): per history slot the states of the last two checks */
+  PetscBool      freeze, refreeze;
+  unsigned char *fzs;
+  PetscReal     *fzt; /* [3 fzcap] the sliding direction at the last check */
+  PetscInt       fzcap, fzbuild, fz_restarts, fz_pending, fz_frozen, fz_released, fz_onset;
   /* the laws' tangent by differences (DemNmLawTangent): scratch of ltcap contacts */
   PetscInt   ltcap;
   PetscReal *lgap, *lv, *lfn, *lft, *ldfn, *lcn, *lkt, *len, *ldis, *lfd, *les, *leg, *lev, *ltg, *ltv, *lfn2, *lft2;
@@ -227,7 +232,7 @@ static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes"
 static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNode cfg)
 {
   DemIntegrator_Newmark *nm    = (DemIntegrator_Newmark *)ig->data;
-  const char *const      own[] = {"beta", "gamma", "adapt", "dt_min", "dt_max", "grow", "grow_after", "easy_iterations", "max_iterations", "max_overlap", "active_set", "coulomb_secant", "onset_secant", "stall_iterations", NULL};
+  const char *const      own[] = {"beta", "gamma", "adapt", "dt_min", "dt_max", "grow", "grow_after", "easy_iterations", "max_iterations", "max_overlap", "active_set", "coulomb_secant", "onset_secant", "stall_iterations", "freeze_cycles", NULL};
   DemNode                kn;
 
   PetscFunctionBegin;
@@ -264,6 +269,7 @@ static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNo
   PetscCall(DemNodeGet(cfg, "easy_iterations", &kn));
   DemNodeCheck(kn ? kn : cfg, nm->easy_its >= 1, "easy_iterations must be >= 1 (got %" PetscInt_FMT ")", nm->easy_its);
   PetscCall(DemNodeGetBool(cfg, "active_set", PETSC_FALSE, &nm->active_set));
+  PetscCall(DemNodeGetBool(cfg, "freeze_cycles", PETSC_FALSE, &nm->freeze));
   PetscCall(DemNodeGetBool(cfg, "coulomb_secant", PETSC_FALSE, &nm->secant));
   PetscCall(DemNodeGetBool(cfg, "onset_secant", PETSC_FALSE, &nm->onset));
   PetscCall(DemNodeGetReal(cfg, "max_overlap", PETSC_FALSE, &nm->max_overlap));
@@ -1502,6 +1508,10 @@ static PetscErrorCode DemNmMPIResearch(DemIntegrator_Newmark *nm)
   10524 -> 8631 Newton iterations (2157 -> 2178 steps), t = 0.066 -> 0.075 s 10555 -> 9794
   (2193 -> 2214 steps); with stall_iterations: 0 the runs are bitwise those of before.
 */
+static PetscErrorCode DemNmFreezeWatch(DemIntegrator_Newmark *, PetscInt *);
+static void           DemNmFreezeApply(DemIntegrator_Newmark *);
+#define DEM_NM_FZ_MAX_RESTARTS 4 /* freezes per step */
+
 static PetscErrorCode DemNmConverged(SNES snes, PetscInt it, PetscReal xn, PetscReal sn, PetscReal fn, SNESConvergedReason *reason, void *ctx)
 {
   DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ctx;
@@ -1511,13 +1521,29 @@ static PetscErrorCode DemNmConverged(SNES snes, PetscInt it, PetscReal xn, Petsc
   if (it == 0) nm->stalled = PETSC_FALSE;
   if (it > nm->max_it) PetscFunctionReturn(PETSC_SUCCESS);
   nm->fh[it] = fn;
+  if (*reason == SNES_CONVERGED_ITERATING && nm->freeze && nm->fz_restarts < DEM_NM_FZ_MAX_RESTARTS) {
+    PetscInt nnew;
+    PetscCall(DemNmFreezeWatch(nm, &nnew));
+    nm->fz_pending += nnew;
+    if (nm->fz_pending && !getenv("MMDEM_FZ_LAZY")) {
+      DemNmFreezeApply(nm);
+      nm->fz_pending = 0;
+      nm->refreeze   = PETSC_TRUE;
+      *reason        = SNES_DIVERGED_MAX_IT;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   if (*reason == SNES_CONVERGED_ITERATING && nm->adapt && nm->stall_its > 0 && it >= nm->stall_its) {
     PetscReal before = PETSC_MAX_REAL, recent = PETSC_MAX_REAL;
     for (PetscInt k = 0; k <= it - 3; k++) before = PetscMin(before, nm->fh[k]);
     for (PetscInt k = it - 2; k <= it; k++) recent = PetscMin(recent, nm->fh[k]);
     if (!(recent < 0.5 * before)) {
-      nm->stalled = PETSC_TRUE;
-      *reason     = SNES_DIVERGED_MAX_IT;
+      *reason = SNES_DIVERGED_MAX_IT;
+      if (nm->fz_pending) { /* lazy: freeze the cycling contacts instead of the cut */
+        DemNmFreezeApply(nm);
+        nm->fz_pending = 0;
+        nm->refreeze   = PETSC_TRUE;
+      } else nm->stalled = PETSC_TRUE;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1762,15 +1788,92 @@ static PetscErrorCode DemNmActiveSetReset(DemIntegrator_Newmark *nm)
   const PetscInt n   = sim->nl.histcap;
 
   PetscFunctionBegin;
-  if (!nm->active_set) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!nm->active_set && !nm->freeze) PetscFunctionReturn(PETSC_SUCCESS);
   if (n > nm->smodecap) {
     PetscCall(PetscFree(nm->smode));
-    nm->smodecap = PetscMax(n, 2 * nm->smodecap);
+    PetscCall(PetscFree2(nm->fzs, nm->fzt));
+    nm->smodecap = nm->fzcap = PetscMax(n, 2 * nm->smodecap);
     PetscCall(PetscMalloc1(nm->smodecap, &nm->smode));
+    PetscCall(PetscMalloc2(nm->fzcap, &nm->fzs, 3 * nm->fzcap, &nm->fzt));
   }
-  for (PetscInt k = 0; k < nm->smodecap; k++) nm->smode[k] = DEM_SLIP_UNSET | DEM_SLIP_FREE;
+  /* the cycle freeze: every slot free (the law's own switching) until it cycles */
+  for (PetscInt k = 0; k < nm->smodecap; k++) nm->smode[k] = nm->active_set ? DEM_SLIP_UNSET | DEM_SLIP_FREE : DEM_SLIP_FREE;
+  PetscCall(PetscArrayzero(nm->fzs, nm->fzcap));
+  PetscCall(PetscArrayzero(nm->fzt, 3 * nm->fzcap));
+  nm->fzbuild   = nm->sim->nl.nbuilds;
   nm->as_passes = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemNmFreezeWatch - the cycle freeze (key freeze_cycles): Newton on the Coulomb cap cycles
+  when a contact's trial force jumps across the cone between iterates (a stiff tangential
+  spring, kt h >> the inertia, leaves a stick region narrower than the Newton step; in one
+  dimension r(v) = A v + clamp(kt h v + F0, +-mu fn) from the sliding side lands on the
+  other sliding side and back). Called at every iterate of a solve (DemNmConverged, the
+  contacts of the last evaluation, which is at the iterate): per history slot the state
+  (closed, sliding) of the last two iterates; a sliding state that flipped back (stick ->
+  slide -> stick, slide -> stick -> slide) or a sliding direction that reversed between two
+  iterates (t . t_prev < 0) marks the slot: *nnew counts them. DemNmFreezeApply holds the
+  marked slots sticking (friction.h mode 0: never capped, a linear tangential force), the
+  solve restarts from the iterate, and after convergence DemNmActiveSetCheck releases every
+  held contact whose trial force is outside its cone (the law's own switching again, never
+  held again in the step) and solves again - a primal-dual active set on the Coulomb state,
+  started only where the consistent Newton cycles. The accepted state is evaluated with the
+  law's own switching, which at a verified set gives the same force (friction.h
+  DEM_SLIP_TOL), so the converged residual is the law's. Onset cycles (closed -> open ->
+  closed) are counted (fz_onset), not frozen.
+*/
+#define DEM_NM_FZ_CLOSED   1
+#define DEM_NM_FZ_SLIP     2
+#define DEM_NM_FZ_HAS1     16 /* the state of the last check is set (bits 0-1), */
+#define DEM_NM_FZ_HAS2     32 /* and of the one before it (bits 2-3) */
+#define DEM_NM_FZ_RELEASED 64 /* released after a verification: not held again in this step */
+#define DEM_NM_FZ_MARK     128
+static PetscErrorCode DemNmFreezeWatch(DemIntegrator_Newmark *nm, PetscInt *nnew)
+{
+  DemSim                sim = nm->sim;
+  const DemContactList *cl  = &sim->cl;
+
+  PetscFunctionBegin;
+  *nnew = 0;
+  if (!nm->freeze || !sim->slip_mode || nm->fzbuild != sim->nl.nbuilds) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt c = 0; c < cl->n; c++) {
+    const PetscInt   k  = cl->hist[c];
+    const PetscReal *ft = sim->cf.ft + 3 * c;
+    unsigned char    w, st, p1, p2;
+    PetscReal       *tp, a;
+    PetscBool        flip;
+    if (k < 0 || k >= nm->fzcap) continue;
+    w  = nm->fzs[k];
+    tp = nm->fzt + 3 * k;
+    st = (unsigned char)((cl->gap[c] < 0 ? DEM_NM_FZ_CLOSED : 0) | (sim->cf.slip[c] ? DEM_NM_FZ_SLIP : 0));
+    p1 = w & 3, p2 = (w >> 2) & 3;
+    flip = ((w & DEM_NM_FZ_HAS2) && (st & DEM_NM_FZ_CLOSED) && (p1 & DEM_NM_FZ_CLOSED) && (p2 & DEM_NM_FZ_CLOSED) && st == p2 && st != p1) ? PETSC_TRUE : PETSC_FALSE;
+    a    = sim->cf.slip[c] ? PetscSqrtReal(ft[0] * ft[0] + ft[1] * ft[1] + ft[2] * ft[2]) : 0;
+    if (a > 0 && (w & DEM_NM_FZ_HAS1) && (p1 & DEM_NM_FZ_SLIP) && ft[0] * tp[0] + ft[1] * tp[1] + ft[2] * tp[2] < 0) flip = PETSC_TRUE;
+    if ((w & DEM_NM_FZ_HAS2) && (st & DEM_NM_FZ_CLOSED) == (p2 & DEM_NM_FZ_CLOSED) && (st & DEM_NM_FZ_CLOSED) != (p1 & DEM_NM_FZ_CLOSED)) nm->fz_onset++;
+    if (getenv("MMDEM_FZ_DEBUG")) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  fz slot %d gap %.3e fn %.3e slip %d ft %.3e %.3e %.3e vrel %.3e %.3e %.3e flip %d mode %d\n", (int)k, (double)cl->gap[c], (double)sim->cf.fn[c], sim->cf.slip[c], (double)ft[0], (double)ft[1], (double)ft[2], (double)sim->vrel[3*c], (double)sim->vrel[3*c+1], (double)sim->vrel[3*c+2], (int)flip, (int)nm->smode[k]));
+    for (int j = 0; j < 3; j++) tp[j] = a > 0 ? ft[j] / a : 0;
+    w = (unsigned char)((w & (DEM_NM_FZ_RELEASED | DEM_NM_FZ_MARK)) | st | (p1 << 2) | DEM_NM_FZ_HAS1 | ((w & DEM_NM_FZ_HAS1) ? DEM_NM_FZ_HAS2 : 0));
+    if (flip && !(w & (DEM_NM_FZ_RELEASED | DEM_NM_FZ_MARK)) && (nm->smode[k] & DEM_SLIP_FREE)) {
+      w |= DEM_NM_FZ_MARK;
+      (*nnew)++;
+    }
+    nm->fzs[k] = w;
+  }
+  if (sim->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, nnew, 1, MPIU_INT, MPI_SUM, sim->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the marked slots held sticking (DemNmFreezeWatch) */
+static void DemNmFreezeApply(DemIntegrator_Newmark *nm)
+{
+  for (PetscInt k = 0; k < nm->fzcap; k++)
+    if ((nm->fzs[k] & DEM_NM_FZ_MARK) && (nm->smode[k] & DEM_SLIP_FREE)) {
+      nm->smode[k] = 0;
+      nm->fz_frozen++;
+    }
 }
 
 /*
@@ -1792,6 +1895,7 @@ static PetscErrorCode DemNmActiveSetCheck(DemIntegrator_Newmark *nm, PetscBool *
     const PetscInt k = cl->hist[c];
     if (k < 0 || k >= sim->nslip_mode || !(cl->gap[c] < 0) || !(nm->smode[k] & DEM_SLIP_WRONG)) continue;
     nm->smode[k] = DEM_SLIP_FREE;
+    if (nm->freeze && k < nm->fzcap) nm->fzs[k] |= DEM_NM_FZ_RELEASED, nm->fz_released++;
     nw++;
   }
   if (sim->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nw, 1, MPIU_INT, MPI_SUM, sim->comm));
@@ -1886,8 +1990,10 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
   }
   PetscCall(DemNmActiveSetReset(nm));
   PetscCall(DemNmCycleWatch(nm, PETSC_TRUE));
-  sim->slip_mode  = nm->active_set ? nm->smode : NULL;
-  sim->nslip_mode = nm->active_set ? nm->smodecap : 0;
+  sim->slip_mode  = nm->active_set || nm->freeze ? nm->smode : NULL;
+  sim->nslip_mode = nm->active_set || nm->freeze ? nm->smodecap : 0;
+  nm->fz_restarts = nm->fz_pending = 0;
+  nm->refreeze    = PETSC_FALSE;
   for (pass = 0;; pass++) {
     PetscInt  its, nnew = 0;
     PetscBool moved = PETSC_FALSE, again;
@@ -1914,6 +2020,12 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
       PetscCall(SNESGetLinearSolveIterations(nm->snes, &lits));
       nm->ksp_total += lits;
     }
+    if (reason <= 0 && nm->refreeze && !PetscIsInfOrNanReal(fnorm)) { /* contacts held sticking (DemNmFreezeWatch): again from the iterate */
+      nm->refreeze = PETSC_FALSE;
+      nm->fz_restarts++;
+      continue;
+    }
+    nm->refreeze = PETSC_FALSE;
     if (reason <= 0 || PetscIsInfOrNanReal(fnorm)) {
       if (nm->stalled) PetscCall(PetscSNPrintf(why, sizeof(why), "SNES stalled (|R| not halved in 3 iterations, %" PetscInt_FMT " iterations, |R| %g)", its, (double)fnorm));
       else PetscCall(PetscSNPrintf(why, sizeof(why), "SNES did not converge (%s, %" PetscInt_FMT " iterations, |R| %g)", SNESConvergedReasons[reason], its, (double)fnorm));
@@ -2112,8 +2224,11 @@ static PetscErrorCode DemIntegratorDestroy_Newmark(DemIntegrator ig)
   DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ig->data;
 
   PetscFunctionBegin;
+  PetscCall(PetscInfo(NULL, "newmark: cycle freeze: %" PetscInt_FMT " contacts held sticking, %" PetscInt_FMT " released, %" PetscInt_FMT " onset cycles seen\n", nm->fz_frozen, nm->fz_released, nm->fz_onset));
+  if (getenv("MMDEM_FZ_PRINT")) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "newmark: cycle freeze: %" PetscInt_FMT " contacts held sticking, %" PetscInt_FMT " released, %" PetscInt_FMT " onset cycles seen\n", nm->fz_frozen, nm->fz_released, nm->fz_onset));
   PetscCall(SNESDestroy(&nm->snes));
   PetscCall(PetscFree(nm->fh));
+  PetscCall(PetscFree2(nm->fzs, nm->fzt));
   PetscCall(DemNmMPIDestroy_Private(&nm->mpi));
   PetscCall(MatDestroy(&nm->J));
   PetscCall(VecDestroy(&nm->X));
