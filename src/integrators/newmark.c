@@ -200,7 +200,9 @@ typedef struct {
   PetscBool      freeze, refreeze;
   unsigned char *fzs;
   PetscReal     *fzt; /* [3 fzcap] the sliding direction at the last check */
-  PetscInt       fzcap, fzbuild, fz_restarts, fz_pending, fz_frozen, fz_released, fz_onset;
+  PetscInt      *fzseen, fzcheck; /* [fzcap] the check that last saw the slot in the contact list */
+  PetscInt       fzcap, fzbuild, fz_restarts, fz_pending, fz_frozen, fz_released, fz_onset, fz_verified;
+  PetscReal      fz_rlaw; /* the largest |R| of the laws' own switching at a verified solution over the solve's */
   /* the laws' tangent by differences (DemNmLawTangent): scratch of ltcap contacts */
   PetscInt   ltcap;
   PetscReal *lgap, *lv, *lfn, *lft, *ldfn, *lcn, *lkt, *len, *ldis, *lfd, *les, *leg, *lev, *ltg, *ltv, *lfn2, *lft2;
@@ -1791,15 +1793,17 @@ static PetscErrorCode DemNmActiveSetReset(DemIntegrator_Newmark *nm)
   if (!nm->active_set && !nm->freeze) PetscFunctionReturn(PETSC_SUCCESS);
   if (n > nm->smodecap) {
     PetscCall(PetscFree(nm->smode));
-    PetscCall(PetscFree2(nm->fzs, nm->fzt));
+    PetscCall(PetscFree3(nm->fzs, nm->fzt, nm->fzseen));
     nm->smodecap = nm->fzcap = PetscMax(n, 2 * nm->smodecap);
     PetscCall(PetscMalloc1(nm->smodecap, &nm->smode));
-    PetscCall(PetscMalloc2(nm->fzcap, &nm->fzs, 3 * nm->fzcap, &nm->fzt));
+    PetscCall(PetscMalloc3(nm->fzcap, &nm->fzs, 3 * nm->fzcap, &nm->fzt, nm->fzcap, &nm->fzseen));
   }
   /* the cycle freeze: every slot free (the law's own switching) until it cycles */
   for (PetscInt k = 0; k < nm->smodecap; k++) nm->smode[k] = nm->active_set ? DEM_SLIP_UNSET | DEM_SLIP_FREE : DEM_SLIP_FREE;
   PetscCall(PetscArrayzero(nm->fzs, nm->fzcap));
   PetscCall(PetscArrayzero(nm->fzt, 3 * nm->fzcap));
+  PetscCall(PetscArrayzero(nm->fzseen, nm->fzcap));
+  nm->fzcheck = 0;
   nm->fzbuild   = nm->sim->nl.nbuilds;
   nm->as_passes = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1838,6 +1842,7 @@ static PetscErrorCode DemNmFreezeWatch(DemIntegrator_Newmark *nm, PetscInt *nnew
   PetscFunctionBegin;
   *nnew = 0;
   if (!nm->freeze || !sim->slip_mode || nm->fzbuild != sim->nl.nbuilds) PetscFunctionReturn(PETSC_SUCCESS);
+  nm->fzcheck++;
   for (PetscInt c = 0; c < cl->n; c++) {
     const PetscInt   k  = cl->hist[c];
     const PetscReal *ft = sim->cf.ft + 3 * c;
@@ -1845,6 +1850,7 @@ static PetscErrorCode DemNmFreezeWatch(DemIntegrator_Newmark *nm, PetscInt *nnew
     PetscReal       *tp, a;
     PetscBool        flip;
     if (k < 0 || k >= nm->fzcap) continue;
+    nm->fzseen[k] = nm->fzcheck;
     w  = nm->fzs[k];
     tp = nm->fzt + 3 * k;
     st = (unsigned char)((cl->gap[c] < 0 ? DEM_NM_FZ_CLOSED : 0) | (sim->cf.slip[c] ? DEM_NM_FZ_SLIP : 0));
@@ -1861,6 +1867,13 @@ static PetscErrorCode DemNmFreezeWatch(DemIntegrator_Newmark *nm, PetscInt *nnew
       (*nnew)++;
     }
     nm->fzs[k] = w;
+  }
+  for (PetscInt k = 0; k < nm->fzcap; k++) { /* a slot not in the list is open */
+    unsigned char w = nm->fzs[k], p1 = w & 3;
+    if (nm->fzseen[k] == nm->fzcheck || !(w & DEM_NM_FZ_HAS1)) continue;
+    if ((w & DEM_NM_FZ_HAS2) && !(((w >> 2) & 3) & DEM_NM_FZ_CLOSED) && (p1 & DEM_NM_FZ_CLOSED)) nm->fz_onset++; /* open -> closed -> open */
+    nm->fzs[k] = (unsigned char)((w & (DEM_NM_FZ_RELEASED | DEM_NM_FZ_MARK)) | (p1 << 2) | DEM_NM_FZ_HAS1 | DEM_NM_FZ_HAS2);
+    nm->fzt[3 * k] = nm->fzt[3 * k + 1] = nm->fzt[3 * k + 2] = 0;
   }
   if (sim->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, nnew, 1, MPIU_INT, MPI_SUM, sim->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1901,6 +1914,43 @@ static PetscErrorCode DemNmActiveSetCheck(DemIntegrator_Newmark *nm, PetscBool *
   if (sim->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nw, 1, MPIU_INT, MPI_SUM, sim->comm));
   if (!nw) PetscFunctionReturn(PETSC_SUCCESS);
   if (++nm->as_passes > 8) sim->slip_mode = NULL;
+  *again = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemNmFreezeVerify - after a converged solve with contacts held sticking (DemNmFreezeWatch) and
+  verified in their cones (DemNmActiveSetCheck): the residual of 000 eq. (61)-(63) with the
+  laws' own switching everywhere at the solution, which must be below the solve's own (the
+  larger of the absolute tolerance and twice the converged |R|); otherwise every held contact
+  is released and *again asks for another solve. Records the largest ratio (fz_rlaw).
+  Collective.
+*/
+static PetscErrorCode DemNmFreezeVerify(DemIntegrator_Newmark *nm, PetscReal fnorm, PetscBool *again)
+{
+  DemSim       sim  = nm->sim;
+  signed char *mode = sim->slip_mode;
+  PetscInt     held = 0;
+  PetscReal    atol, rl;
+  Vec          W;
+
+  PetscFunctionBegin;
+  *again = PETSC_FALSE;
+  if (!nm->freeze || !mode) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt k = 0; k < nm->fzcap; k++) held += (nm->fzs[k] & DEM_NM_FZ_MARK) && !(nm->smode[k] & DEM_SLIP_FREE);
+  if (sim->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPIU_INT, MPI_SUM, sim->comm));
+  if (!held) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SNESGetTolerances(nm->snes, &atol, NULL, NULL, NULL, NULL));
+  PetscCall(SNESGetSolutionUpdate(nm->snes, &W)); /* scratch of the size of X */
+  sim->slip_mode = NULL;
+  PetscCall(DemNmFunction(nm->snes, nm->X, W, nm));
+  sim->slip_mode = mode;
+  PetscCall(VecNorm(W, NORM_2, &rl));
+  nm->fz_verified++;
+  nm->fz_rlaw = PetscMax(nm->fz_rlaw, rl / PetscMax(atol, fnorm));
+  if (rl <= PetscMax(atol, 2 * fnorm)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt k = 0; k < nm->fzcap; k++)
+    if ((nm->fzs[k] & DEM_NM_FZ_MARK) && !(nm->smode[k] & DEM_SLIP_FREE)) nm->smode[k] = DEM_SLIP_FREE, nm->fzs[k] |= DEM_NM_FZ_RELEASED, nm->fz_released++;
   *again = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -2048,6 +2098,8 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
        and the step solved again */
     PetscCall(DemNmActiveSetCheck(nm, &again));
     asresolve = again;
+    if (again) continue;
+    PetscCall(DemNmFreezeVerify(nm, fnorm, &again));
     if (again) continue;
     /* night owls: can the list still vouch for every contact at the new positions? */
     if (sim->nl.x0 && sim->skin > 0) {
@@ -2224,11 +2276,10 @@ static PetscErrorCode DemIntegratorDestroy_Newmark(DemIntegrator ig)
   DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ig->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscInfo(NULL, "newmark: cycle freeze: %" PetscInt_FMT " contacts held sticking, %" PetscInt_FMT " released, %" PetscInt_FMT " onset cycles seen\n", nm->fz_frozen, nm->fz_released, nm->fz_onset));
-  if (getenv("MMDEM_FZ_PRINT")) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "newmark: cycle freeze: %" PetscInt_FMT " contacts held sticking, %" PetscInt_FMT " released, %" PetscInt_FMT " onset cycles seen\n", nm->fz_frozen, nm->fz_released, nm->fz_onset));
+  if (nm->freeze && nm->sim && !nm->sim->out.quiet) PetscCall(PetscPrintf(nm->sim->comm, "newmark: cycle freeze: %" PetscInt_FMT " contacts held sticking, %" PetscInt_FMT " released; %" PetscInt_FMT " solutions verified with the laws' own switching, largest |R| / tolerance %.3g\n", nm->fz_frozen, nm->fz_released, nm->fz_verified, (double)nm->fz_rlaw));
   PetscCall(SNESDestroy(&nm->snes));
   PetscCall(PetscFree(nm->fh));
-  PetscCall(PetscFree2(nm->fzs, nm->fzt));
+  PetscCall(PetscFree3(nm->fzs, nm->fzt, nm->fzseen));
   PetscCall(DemNmMPIDestroy_Private(&nm->mpi));
   PetscCall(MatDestroy(&nm->J));
   PetscCall(VecDestroy(&nm->X));
@@ -2279,6 +2330,7 @@ PetscErrorCode DemIntegratorCreate_Newmark(DemIntegrator ig)
   nm->easy_its           = 3;
   nm->max_it             = 50;
   nm->stall_its          = 6;
+  nm->freeze             = PETSC_TRUE;
   nm->max_overlap        = 0.05;
   nm->secant             = PETSC_FALSE; /* opt-in: see DemNmCycleWatch */
   nm->onset              = PETSC_FALSE;
