@@ -229,7 +229,7 @@ typedef struct {
   PetscReal *rdl;  /* [12 nb] scratch of DemNmRelease */
 } DemIntegrator_Newmark;
 
-static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes", "dt_cuts_penetration", "newton_total", "ksp_total", NULL};
+static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes", "dt_cuts_penetration", "newton_total", "ksp_total", "freeze_held", "freeze_released", "freeze_law_ratio", NULL};
 
 static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNode cfg)
 {
@@ -296,6 +296,9 @@ static PetscErrorCode DemIntegratorThermo_Newmark(DemIntegrator ig, PetscReal va
   val[2] = (PetscReal)nm->cuts_pen;
   val[3] = (PetscReal)nm->newton_total;
   val[4] = (PetscReal)nm->ksp_total;
+  val[5] = (PetscReal)nm->fz_frozen; /* the cycle freeze (DemNmFreezeWatch; since the run's start or restart) */
+  val[6] = (PetscReal)nm->fz_released;
+  val[7] = nm->fz_rlaw;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -2276,7 +2279,6 @@ static PetscErrorCode DemIntegratorDestroy_Newmark(DemIntegrator ig)
   DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ig->data;
 
   PetscFunctionBegin;
-  if (nm->freeze && nm->sim && !nm->sim->out.quiet) PetscCall(PetscPrintf(nm->sim->comm, "newmark: cycle freeze: %" PetscInt_FMT " contacts held sticking, %" PetscInt_FMT " released; %" PetscInt_FMT " solutions verified with the laws' own switching, largest |R| / tolerance %.3g\n", nm->fz_frozen, nm->fz_released, nm->fz_verified, (double)nm->fz_rlaw));
   PetscCall(SNESDestroy(&nm->snes));
   PetscCall(PetscFree(nm->fh));
   PetscCall(PetscFree3(nm->fzs, nm->fzt, nm->fzseen));
