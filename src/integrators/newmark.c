@@ -138,6 +138,12 @@
       DemFrictionSpringMode_Private, hertz_mindlin); one whose trial force leaves the Coulomb
       cone at the solution is released to the law's own switching and the step solved again
       (DemNmActiveSetCheck); the accepted state is evaluated with the law's own switching
+    freeze_cycles [true]: a contact whose stick/slip state flips back, or whose sliding
+      direction reverses, between the Newton iterates of a solve is held sticking and the solve
+      restarts from the iterate (at most 4 times per step); after convergence a held contact
+      outside its Coulomb cone is released and the step solved again, and the solution is
+      verified with the laws' own switching (DemNmFreezeWatch, DemNmFreezeVerify; thermo.csv
+      freeze_held, freeze_released, freeze_law_ratio); false: the solver of before
     coulomb_secant [false], onset_secant [false]: the Jacobian of contacts that cycle between
       the Newton iterates of a step (DemNmCycleWatch): a sliding direction that reversed gets
       the Coulomb secant (DemNmSlipSecant), a contact seen open and closed the onset secant
@@ -1529,8 +1535,10 @@ static PetscErrorCode DemNmConverged(SNES snes, PetscInt it, PetscReal xn, Petsc
   if (*reason == SNES_CONVERGED_ITERATING && nm->freeze && nm->fz_restarts < DEM_NM_FZ_MAX_RESTARTS) {
     PetscInt nnew;
     PetscCall(DemNmFreezeWatch(nm, &nnew));
-    nm->fz_pending += nnew;
-    if (nm->fz_pending && !getenv("MMDEM_FZ_LAZY")) {
+    nm->fz_pending += nnew; /* held at once: holding them only when the solve stalls (at
+                               stall_iterations) measured worse, pour window of
+                               benchmarks/stiff_pile/README.md: 9044 against 6900 Newton */
+    if (nm->fz_pending) {
       DemNmFreezeApply(nm);
       nm->fz_pending = 0;
       nm->refreeze   = PETSC_TRUE;
@@ -1543,12 +1551,8 @@ static PetscErrorCode DemNmConverged(SNES snes, PetscInt it, PetscReal xn, Petsc
     for (PetscInt k = 0; k <= it - 3; k++) before = PetscMin(before, nm->fh[k]);
     for (PetscInt k = it - 2; k <= it; k++) recent = PetscMin(recent, nm->fh[k]);
     if (!(recent < 0.5 * before)) {
-      *reason = SNES_DIVERGED_MAX_IT;
-      if (nm->fz_pending) { /* lazy: freeze the cycling contacts instead of the cut */
-        DemNmFreezeApply(nm);
-        nm->fz_pending = 0;
-        nm->refreeze   = PETSC_TRUE;
-      } else nm->stalled = PETSC_TRUE;
+      nm->stalled = PETSC_TRUE;
+      *reason     = SNES_DIVERGED_MAX_IT;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1862,7 +1866,6 @@ static PetscErrorCode DemNmFreezeWatch(DemIntegrator_Newmark *nm, PetscInt *nnew
     a    = sim->cf.slip[c] ? PetscSqrtReal(ft[0] * ft[0] + ft[1] * ft[1] + ft[2] * ft[2]) : 0;
     if (a > 0 && (w & DEM_NM_FZ_HAS1) && (p1 & DEM_NM_FZ_SLIP) && ft[0] * tp[0] + ft[1] * tp[1] + ft[2] * tp[2] < 0) flip = PETSC_TRUE;
     if ((w & DEM_NM_FZ_HAS2) && (st & DEM_NM_FZ_CLOSED) == (p2 & DEM_NM_FZ_CLOSED) && (st & DEM_NM_FZ_CLOSED) != (p1 & DEM_NM_FZ_CLOSED)) nm->fz_onset++;
-    if (getenv("MMDEM_FZ_DEBUG")) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  fz slot %d gap %.3e fn %.3e slip %d ft %.3e %.3e %.3e vrel %.3e %.3e %.3e flip %d mode %d\n", (int)k, (double)cl->gap[c], (double)sim->cf.fn[c], sim->cf.slip[c], (double)ft[0], (double)ft[1], (double)ft[2], (double)sim->vrel[3*c], (double)sim->vrel[3*c+1], (double)sim->vrel[3*c+2], (int)flip, (int)nm->smode[k]));
     for (int j = 0; j < 3; j++) tp[j] = a > 0 ? ft[j] / a : 0;
     w = (unsigned char)((w & (DEM_NM_FZ_RELEASED | DEM_NM_FZ_MARK)) | st | (p1 << 2) | DEM_NM_FZ_HAS1 | ((w & DEM_NM_FZ_HAS1) ? DEM_NM_FZ_HAS2 : 0));
     if (flip && !(w & (DEM_NM_FZ_RELEASED | DEM_NM_FZ_MARK)) && (nm->smode[k] & DEM_SLIP_FREE)) {
