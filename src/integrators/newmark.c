@@ -316,7 +316,7 @@ static PetscErrorCode DemNmReleaseMap(DemIntegrator_Newmark *);
 static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp, PetscBool write)
 {
   DemIntegrator_Newmark *nm      = (DemIntegrator_Newmark *)ig->data;
-  PetscInt               version = 4, nb = nm->nb, acc = nm->accvalid ? 1 : 0, nrel = nm->nrel;
+  PetscInt               version = 5, nb = nm->nb, acc = nm->accvalid ? 1 : 0, nrel = nm->nrel;
   PetscInt               cnt[7]  = {nm->nok, nm->night_owls, nm->cuts_snes, nm->cuts_pen, nm->newton_total, nm->npen, nm->ksp_total};
   PetscReal             *fl = nm->mpi ? DemNmMPIStoreField_Private(&nm->sim->bodies) : NULL; /* MPI: the store (written: gathered on rank 0, decomp.c) carries the accelerations */
   const PetscInt         nbs = fl ? nm->sim->bodies.n + nm->sim->bodies.nghost : nm->nb;
@@ -324,7 +324,7 @@ static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp
   PetscFunctionBegin;
   if (fl) nb = nbs;
   PetscCall(DemCheckpointIO(fp, write, &version, sizeof(version), "newmark checkpoint version"));
-  PetscCheck(version >= 2 && version <= 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint version %" PetscInt_FMT ", this build reads versions 2 to 4", version);
+  PetscCheck(version >= 2 && version <= 5, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint version %" PetscInt_FMT ", this build reads versions 2 to 5", version);
   PetscCall(DemCheckpointIO(fp, write, &nm->dt0, sizeof(nm->dt0), "newmark configured dt"));
   /* version 3: the KSP iteration counter after the six of version 2 */
   PetscCall(DemCheckpointIO(fp, write, cnt, (version == 2 ? 6 : 7) * sizeof(PetscInt), "newmark counters"));
@@ -369,6 +369,13 @@ static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp
     nm->relbuild = -1; /* the bodies' local indices anew (DemNmReleaseMap) */
   }
   if (nrel) PetscCall(DemCheckpointIO(fp, write, nm->rel, DEM_NM_REL * (size_t)nrel * sizeof(PetscReal), "newmark closed contacts"));
+  /* version 5: the cycle freeze's counters (thermo.csv freeze_held, freeze_released, freeze_law_ratio) */
+  if (version >= 5) {
+    PetscInt fc[2] = {nm->fz_frozen, nm->fz_released};
+    PetscCall(DemCheckpointIO(fp, write, fc, sizeof(fc), "newmark freeze counters"));
+    PetscCall(DemCheckpointIO(fp, write, &nm->fz_rlaw, sizeof(nm->fz_rlaw), "newmark freeze law ratio"));
+    if (!write) nm->fz_frozen = fc[0], nm->fz_released = fc[1];
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1540,6 +1547,7 @@ static PetscErrorCode DemNmConverged(SNES snes, PetscInt it, PetscReal xn, Petsc
                                benchmarks/stiff_pile/README.md: 9044 against 6900 Newton */
     if (nm->fz_pending) {
       DemNmFreezeApply(nm);
+      nm->fz_frozen += nm->fz_pending; /* over the ranks */
       nm->fz_pending = 0;
       nm->refreeze   = PETSC_TRUE;
       *reason        = SNES_DIVERGED_MAX_IT;
@@ -1889,10 +1897,7 @@ static PetscErrorCode DemNmFreezeWatch(DemIntegrator_Newmark *nm, PetscInt *nnew
 static void DemNmFreezeApply(DemIntegrator_Newmark *nm)
 {
   for (PetscInt k = 0; k < nm->fzcap; k++)
-    if ((nm->fzs[k] & DEM_NM_FZ_MARK) && (nm->smode[k] & DEM_SLIP_FREE)) {
-      nm->smode[k] = 0;
-      nm->fz_frozen++;
-    }
+    if ((nm->fzs[k] & DEM_NM_FZ_MARK) && (nm->smode[k] & DEM_SLIP_FREE)) nm->smode[k] = 0;
 }
 
 /*
@@ -1914,11 +1919,12 @@ static PetscErrorCode DemNmActiveSetCheck(DemIntegrator_Newmark *nm, PetscBool *
     const PetscInt k = cl->hist[c];
     if (k < 0 || k >= sim->nslip_mode || !(cl->gap[c] < 0) || !(nm->smode[k] & DEM_SLIP_WRONG)) continue;
     nm->smode[k] = DEM_SLIP_FREE;
-    if (nm->freeze && k < nm->fzcap) nm->fzs[k] |= DEM_NM_FZ_RELEASED, nm->fz_released++;
+    if (nm->freeze && k < nm->fzcap) nm->fzs[k] |= DEM_NM_FZ_RELEASED;
     nw++;
   }
   if (sim->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nw, 1, MPIU_INT, MPI_SUM, sim->comm));
   if (!nw) PetscFunctionReturn(PETSC_SUCCESS);
+  if (nm->freeze) nm->fz_released += nw;
   if (++nm->as_passes > 8) sim->slip_mode = NULL;
   *again = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1955,7 +1961,8 @@ static PetscErrorCode DemNmFreezeVerify(DemIntegrator_Newmark *nm, PetscReal fno
   nm->fz_rlaw = PetscMax(nm->fz_rlaw, rl / PetscMax(atol, fnorm));
   if (rl <= PetscMax(atol, 2 * fnorm)) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt k = 0; k < nm->fzcap; k++)
-    if ((nm->fzs[k] & DEM_NM_FZ_MARK) && !(nm->smode[k] & DEM_SLIP_FREE)) nm->smode[k] = DEM_SLIP_FREE, nm->fzs[k] |= DEM_NM_FZ_RELEASED, nm->fz_released++;
+    if ((nm->fzs[k] & DEM_NM_FZ_MARK) && !(nm->smode[k] & DEM_SLIP_FREE)) nm->smode[k] = DEM_SLIP_FREE, nm->fzs[k] |= DEM_NM_FZ_RELEASED;
+  nm->fz_released += held;
   *again = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
