@@ -138,6 +138,12 @@
       DemFrictionSpringMode_Private, hertz_mindlin); one whose trial force leaves the Coulomb
       cone at the solution is released to the law's own switching and the step solved again
       (DemNmActiveSetCheck); the accepted state is evaluated with the law's own switching
+    freeze_cycles [true]: a contact whose stick/slip state flips back, or whose sliding
+      direction reverses, between the Newton iterates of a solve is held sticking and the solve
+      restarts from the iterate (at most 4 times per step); after convergence a held contact
+      outside its Coulomb cone is released and the step solved again, and the solution is
+      verified with the laws' own switching (DemNmFreezeWatch, DemNmFreezeVerify; thermo.csv
+      freeze_held, freeze_released, freeze_law_ratio); false: the solver of before
     coulomb_secant [false], onset_secant [false]: the Jacobian of contacts that cycle between
       the Newton iterates of a step (DemNmCycleWatch): a sliding direction that reversed gets
       the Coulomb secant (DemNmSlipSecant), a contact seen open and closed the onset secant
@@ -196,6 +202,13 @@ typedef struct {
   PetscBool    active_set;
   signed char *smode;
   PetscInt     smodecap, as_passes;
+  /* the cycle freeze (DemNmFreezeWatch): per history slot the states of the last two checks */
+  PetscBool      freeze, refreeze;
+  unsigned char *fzs;
+  PetscReal     *fzt; /* [3 fzcap] the sliding direction at the last check */
+  PetscInt      *fzseen, fzcheck; /* [fzcap] the check that last saw the slot in the contact list */
+  PetscInt       fzcap, fzbuild, fz_restarts, fz_pending, fz_frozen, fz_released;
+  PetscReal      fz_rlaw; /* the largest |R| of the laws' own switching at a verified solution over the solve's */
   /* the laws' tangent by differences (DemNmLawTangent): scratch of ltcap contacts */
   PetscInt   ltcap;
   PetscReal *lgap, *lv, *lfn, *lft, *ldfn, *lcn, *lkt, *len, *ldis, *lfd, *les, *leg, *lev, *ltg, *ltv, *lfn2, *lft2;
@@ -222,12 +235,12 @@ typedef struct {
   PetscReal *rdl;  /* [12 nb] scratch of DemNmRelease */
 } DemIntegrator_Newmark;
 
-static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes", "dt_cuts_penetration", "newton_total", "ksp_total", NULL};
+static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes", "dt_cuts_penetration", "newton_total", "ksp_total", "freeze_held", "freeze_released", "freeze_law_ratio", NULL};
 
 static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNode cfg)
 {
   DemIntegrator_Newmark *nm    = (DemIntegrator_Newmark *)ig->data;
-  const char *const      own[] = {"beta", "gamma", "adapt", "dt_min", "dt_max", "grow", "grow_after", "easy_iterations", "max_iterations", "max_overlap", "active_set", "coulomb_secant", "onset_secant", "stall_iterations", NULL};
+  const char *const      own[] = {"beta", "gamma", "adapt", "dt_min", "dt_max", "grow", "grow_after", "easy_iterations", "max_iterations", "max_overlap", "active_set", "coulomb_secant", "onset_secant", "stall_iterations", "freeze_cycles", NULL};
   DemNode                kn;
 
   PetscFunctionBegin;
@@ -264,6 +277,7 @@ static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNo
   PetscCall(DemNodeGet(cfg, "easy_iterations", &kn));
   DemNodeCheck(kn ? kn : cfg, nm->easy_its >= 1, "easy_iterations must be >= 1 (got %" PetscInt_FMT ")", nm->easy_its);
   PetscCall(DemNodeGetBool(cfg, "active_set", PETSC_FALSE, &nm->active_set));
+  PetscCall(DemNodeGetBool(cfg, "freeze_cycles", PETSC_FALSE, &nm->freeze));
   PetscCall(DemNodeGetBool(cfg, "coulomb_secant", PETSC_FALSE, &nm->secant));
   PetscCall(DemNodeGetBool(cfg, "onset_secant", PETSC_FALSE, &nm->onset));
   PetscCall(DemNodeGetReal(cfg, "max_overlap", PETSC_FALSE, &nm->max_overlap));
@@ -288,6 +302,9 @@ static PetscErrorCode DemIntegratorThermo_Newmark(DemIntegrator ig, PetscReal va
   val[2] = (PetscReal)nm->cuts_pen;
   val[3] = (PetscReal)nm->newton_total;
   val[4] = (PetscReal)nm->ksp_total;
+  val[5] = (PetscReal)nm->fz_frozen; /* the cycle freeze (DemNmFreezeWatch; since the run's start or restart) */
+  val[6] = (PetscReal)nm->fz_released;
+  val[7] = nm->fz_rlaw;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -299,7 +316,7 @@ static PetscErrorCode DemNmReleaseMap(DemIntegrator_Newmark *);
 static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp, PetscBool write)
 {
   DemIntegrator_Newmark *nm      = (DemIntegrator_Newmark *)ig->data;
-  PetscInt               version = 4, nb = nm->nb, acc = nm->accvalid ? 1 : 0, nrel = nm->nrel;
+  PetscInt               version = 5, nb = nm->nb, acc = nm->accvalid ? 1 : 0, nrel = nm->nrel;
   PetscInt               cnt[7]  = {nm->nok, nm->night_owls, nm->cuts_snes, nm->cuts_pen, nm->newton_total, nm->npen, nm->ksp_total};
   PetscReal             *fl = nm->mpi ? DemNmMPIStoreField_Private(&nm->sim->bodies) : NULL; /* MPI: the store (written: gathered on rank 0, decomp.c) carries the accelerations */
   const PetscInt         nbs = fl ? nm->sim->bodies.n + nm->sim->bodies.nghost : nm->nb;
@@ -307,7 +324,7 @@ static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp
   PetscFunctionBegin;
   if (fl) nb = nbs;
   PetscCall(DemCheckpointIO(fp, write, &version, sizeof(version), "newmark checkpoint version"));
-  PetscCheck(version >= 2 && version <= 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint version %" PetscInt_FMT ", this build reads versions 2 to 4", version);
+  PetscCheck(version >= 2 && version <= 5, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "integrator newmark: checkpoint version %" PetscInt_FMT ", this build reads versions 2 to 5", version);
   PetscCall(DemCheckpointIO(fp, write, &nm->dt0, sizeof(nm->dt0), "newmark configured dt"));
   /* version 3: the KSP iteration counter after the six of version 2 */
   PetscCall(DemCheckpointIO(fp, write, cnt, (version == 2 ? 6 : 7) * sizeof(PetscInt), "newmark counters"));
@@ -352,6 +369,13 @@ static PetscErrorCode DemIntegratorCheckpoint_Newmark(DemIntegrator ig, FILE *fp
     nm->relbuild = -1; /* the bodies' local indices anew (DemNmReleaseMap) */
   }
   if (nrel) PetscCall(DemCheckpointIO(fp, write, nm->rel, DEM_NM_REL * (size_t)nrel * sizeof(PetscReal), "newmark closed contacts"));
+  /* version 5: the cycle freeze's counters (thermo.csv freeze_held, freeze_released, freeze_law_ratio) */
+  if (version >= 5) {
+    PetscInt fc[2] = {nm->fz_frozen, nm->fz_released};
+    PetscCall(DemCheckpointIO(fp, write, fc, sizeof(fc), "newmark freeze counters"));
+    PetscCall(DemCheckpointIO(fp, write, &nm->fz_rlaw, sizeof(nm->fz_rlaw), "newmark freeze law ratio"));
+    if (!write) nm->fz_frozen = fc[0], nm->fz_released = fc[1];
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1502,6 +1526,10 @@ static PetscErrorCode DemNmMPIResearch(DemIntegrator_Newmark *nm)
   10524 -> 8631 Newton iterations (2157 -> 2178 steps), t = 0.066 -> 0.075 s 10555 -> 9794
   (2193 -> 2214 steps); with stall_iterations: 0 the runs are bitwise those of before.
 */
+static PetscErrorCode DemNmFreezeWatch(DemIntegrator_Newmark *, PetscInt *);
+static void           DemNmFreezeApply(DemIntegrator_Newmark *);
+#define DEM_NM_FZ_MAX_RESTARTS 4 /* freezes per step */
+
 static PetscErrorCode DemNmConverged(SNES snes, PetscInt it, PetscReal xn, PetscReal sn, PetscReal fn, SNESConvergedReason *reason, void *ctx)
 {
   DemIntegrator_Newmark *nm = (DemIntegrator_Newmark *)ctx;
@@ -1511,6 +1539,21 @@ static PetscErrorCode DemNmConverged(SNES snes, PetscInt it, PetscReal xn, Petsc
   if (it == 0) nm->stalled = PETSC_FALSE;
   if (it > nm->max_it) PetscFunctionReturn(PETSC_SUCCESS);
   nm->fh[it] = fn;
+  if (*reason == SNES_CONVERGED_ITERATING && nm->freeze && nm->fz_restarts < DEM_NM_FZ_MAX_RESTARTS) {
+    PetscInt nnew;
+    PetscCall(DemNmFreezeWatch(nm, &nnew));
+    nm->fz_pending += nnew; /* held at once: holding them only when the solve stalls (at
+                               stall_iterations) measured worse, pour window of
+                               benchmarks/stiff_pile/README.md: 9044 against 6900 Newton */
+    if (nm->fz_pending) {
+      DemNmFreezeApply(nm);
+      nm->fz_frozen += nm->fz_pending; /* over the ranks */
+      nm->fz_pending = 0;
+      nm->refreeze   = PETSC_TRUE;
+      *reason        = SNES_DIVERGED_MAX_IT;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   if (*reason == SNES_CONVERGED_ITERATING && nm->adapt && nm->stall_its > 0 && it >= nm->stall_its) {
     PetscReal before = PETSC_MAX_REAL, recent = PETSC_MAX_REAL;
     for (PetscInt k = 0; k <= it - 3; k++) before = PetscMin(before, nm->fh[k]);
@@ -1762,15 +1805,99 @@ static PetscErrorCode DemNmActiveSetReset(DemIntegrator_Newmark *nm)
   const PetscInt n   = sim->nl.histcap;
 
   PetscFunctionBegin;
-  if (!nm->active_set) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!nm->active_set && !nm->freeze) PetscFunctionReturn(PETSC_SUCCESS);
   if (n > nm->smodecap) {
     PetscCall(PetscFree(nm->smode));
-    nm->smodecap = PetscMax(n, 2 * nm->smodecap);
+    PetscCall(PetscFree3(nm->fzs, nm->fzt, nm->fzseen));
+    nm->smodecap = nm->fzcap = PetscMax(n, 2 * nm->smodecap);
     PetscCall(PetscMalloc1(nm->smodecap, &nm->smode));
+    PetscCall(PetscMalloc3(nm->fzcap, &nm->fzs, 3 * nm->fzcap, &nm->fzt, nm->fzcap, &nm->fzseen));
   }
-  for (PetscInt k = 0; k < nm->smodecap; k++) nm->smode[k] = DEM_SLIP_UNSET | DEM_SLIP_FREE;
+  /* the cycle freeze: every slot free (the law's own switching) until it cycles */
+  for (PetscInt k = 0; k < nm->smodecap; k++) nm->smode[k] = nm->active_set ? DEM_SLIP_UNSET | DEM_SLIP_FREE : DEM_SLIP_FREE;
+  PetscCall(PetscArrayzero(nm->fzs, nm->fzcap));
+  PetscCall(PetscArrayzero(nm->fzt, 3 * nm->fzcap));
+  PetscCall(PetscArrayzero(nm->fzseen, nm->fzcap));
+  nm->fzcheck = 0;
+  nm->fzbuild   = nm->sim->nl.nbuilds;
   nm->as_passes = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemNmFreezeWatch - the cycle freeze (key freeze_cycles): Newton on the Coulomb cap cycles
+  when a contact's trial force jumps across the cone between iterates (a stiff tangential
+  spring, kt h >> the inertia, leaves a stick region narrower than the Newton step; in one
+  dimension r(v) = A v + clamp(kt h v + F0, +-mu fn) from the sliding side lands on the
+  other sliding side and back). Called at every iterate of a solve (DemNmConverged, the
+  contacts of the last evaluation, which is at the iterate): per history slot the state
+  (closed, sliding) of the last two iterates; a sliding state that flipped back (stick ->
+  slide -> stick, slide -> stick -> slide) or a sliding direction that reversed between two
+  iterates (t . t_prev < 0) marks the slot: *nnew counts them. DemNmFreezeApply holds the
+  marked slots sticking (friction.h mode 0: never capped, a linear tangential force), the
+  solve restarts from the iterate, and after convergence DemNmActiveSetCheck releases every
+  held contact whose trial force is outside its cone (the law's own switching again, never
+  held again in the step) and solves again - a primal-dual active set on the Coulomb state,
+  started only where the consistent Newton cycles. The accepted state is evaluated with the
+  law's own switching, which at a verified set gives the same force (friction.h
+  DEM_SLIP_TOL), so the converged residual is the law's (DemNmFreezeVerify checks it). Onset
+  cycles (closed -> open -> closed: the Hertzian dashpot's cn ~ overlap^(1/4), whose root lies
+  at a tiny overlap) are not treated: holding such a contact open or closed does not give the
+  law's root (benchmarks/stiff_pile/README.md, session 10).
+*/
+#define DEM_NM_FZ_CLOSED   1
+#define DEM_NM_FZ_SLIP     2
+#define DEM_NM_FZ_HAS1     16 /* the state of the last check is set (bits 0-1), */
+#define DEM_NM_FZ_HAS2     32 /* and of the one before it (bits 2-3) */
+#define DEM_NM_FZ_RELEASED 64 /* released after a verification: not held again in this step */
+#define DEM_NM_FZ_MARK     128
+static PetscErrorCode DemNmFreezeWatch(DemIntegrator_Newmark *nm, PetscInt *nnew)
+{
+  DemSim                sim = nm->sim;
+  const DemContactList *cl  = &sim->cl;
+
+  PetscFunctionBegin;
+  *nnew = 0;
+  if (!nm->freeze || !sim->slip_mode || nm->fzbuild != sim->nl.nbuilds) PetscFunctionReturn(PETSC_SUCCESS);
+  nm->fzcheck++;
+  for (PetscInt c = 0; c < cl->n; c++) {
+    const PetscInt   k  = cl->hist[c];
+    const PetscReal *ft = sim->cf.ft + 3 * c;
+    unsigned char    w, st, p1, p2;
+    PetscReal       *tp, a;
+    PetscBool        flip;
+    if (k < 0 || k >= nm->fzcap) continue;
+    nm->fzseen[k] = nm->fzcheck;
+    w  = nm->fzs[k];
+    tp = nm->fzt + 3 * k;
+    st = (unsigned char)((cl->gap[c] < 0 ? DEM_NM_FZ_CLOSED : 0) | (sim->cf.slip[c] ? DEM_NM_FZ_SLIP : 0));
+    p1 = w & 3, p2 = (w >> 2) & 3;
+    flip = ((w & DEM_NM_FZ_HAS2) && (st & DEM_NM_FZ_CLOSED) && (p1 & DEM_NM_FZ_CLOSED) && (p2 & DEM_NM_FZ_CLOSED) && st == p2 && st != p1) ? PETSC_TRUE : PETSC_FALSE;
+    a    = sim->cf.slip[c] ? PetscSqrtReal(ft[0] * ft[0] + ft[1] * ft[1] + ft[2] * ft[2]) : 0;
+    if (a > 0 && (w & DEM_NM_FZ_HAS1) && (p1 & DEM_NM_FZ_SLIP) && ft[0] * tp[0] + ft[1] * tp[1] + ft[2] * tp[2] < 0) flip = PETSC_TRUE;
+    for (int j = 0; j < 3; j++) tp[j] = a > 0 ? ft[j] / a : 0;
+    w = (unsigned char)((w & (DEM_NM_FZ_RELEASED | DEM_NM_FZ_MARK)) | st | (p1 << 2) | DEM_NM_FZ_HAS1 | ((w & DEM_NM_FZ_HAS1) ? DEM_NM_FZ_HAS2 : 0));
+    if (flip && !(w & (DEM_NM_FZ_RELEASED | DEM_NM_FZ_MARK)) && (nm->smode[k] & DEM_SLIP_FREE)) {
+      w |= DEM_NM_FZ_MARK;
+      (*nnew)++;
+    }
+    nm->fzs[k] = w;
+  }
+  for (PetscInt k = 0; k < nm->fzcap; k++) { /* a slot not in the list is open */
+    unsigned char w = nm->fzs[k], p1 = w & 3;
+    if (nm->fzseen[k] == nm->fzcheck || !(w & DEM_NM_FZ_HAS1)) continue;
+    nm->fzs[k] = (unsigned char)((w & (DEM_NM_FZ_RELEASED | DEM_NM_FZ_MARK)) | (p1 << 2) | DEM_NM_FZ_HAS1 | DEM_NM_FZ_HAS2);
+    nm->fzt[3 * k] = nm->fzt[3 * k + 1] = nm->fzt[3 * k + 2] = 0;
+  }
+  if (sim->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, nnew, 1, MPIU_INT, MPI_SUM, sim->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the marked slots held sticking (DemNmFreezeWatch) */
+static void DemNmFreezeApply(DemIntegrator_Newmark *nm)
+{
+  for (PetscInt k = 0; k < nm->fzcap; k++)
+    if ((nm->fzs[k] & DEM_NM_FZ_MARK) && (nm->smode[k] & DEM_SLIP_FREE)) nm->smode[k] = 0;
 }
 
 /*
@@ -1792,11 +1919,50 @@ static PetscErrorCode DemNmActiveSetCheck(DemIntegrator_Newmark *nm, PetscBool *
     const PetscInt k = cl->hist[c];
     if (k < 0 || k >= sim->nslip_mode || !(cl->gap[c] < 0) || !(nm->smode[k] & DEM_SLIP_WRONG)) continue;
     nm->smode[k] = DEM_SLIP_FREE;
+    if (nm->freeze && k < nm->fzcap) nm->fzs[k] |= DEM_NM_FZ_RELEASED;
     nw++;
   }
   if (sim->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nw, 1, MPIU_INT, MPI_SUM, sim->comm));
   if (!nw) PetscFunctionReturn(PETSC_SUCCESS);
+  if (nm->freeze) nm->fz_released += nw;
   if (++nm->as_passes > 8) sim->slip_mode = NULL;
+  *again = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DemNmFreezeVerify - after a converged solve with contacts held sticking (DemNmFreezeWatch) and
+  verified in their cones (DemNmActiveSetCheck): the residual of 000 eq. (61)-(63) with the
+  laws' own switching everywhere at the solution, which must be below the solve's own (the
+  larger of the absolute tolerance and twice the converged |R|); otherwise every held contact
+  is released and *again asks for another solve. Records the largest ratio (fz_rlaw).
+  Collective.
+*/
+static PetscErrorCode DemNmFreezeVerify(DemIntegrator_Newmark *nm, PetscReal fnorm, PetscBool *again)
+{
+  DemSim       sim  = nm->sim;
+  signed char *mode = sim->slip_mode;
+  PetscInt     held = 0;
+  PetscReal    atol, rl;
+  Vec          W;
+
+  PetscFunctionBegin;
+  *again = PETSC_FALSE;
+  if (!nm->freeze || !mode) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt k = 0; k < nm->fzcap; k++) held += (nm->fzs[k] & DEM_NM_FZ_MARK) && !(nm->smode[k] & DEM_SLIP_FREE);
+  if (sim->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPIU_INT, MPI_SUM, sim->comm));
+  if (!held) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SNESGetTolerances(nm->snes, &atol, NULL, NULL, NULL, NULL));
+  PetscCall(SNESGetSolutionUpdate(nm->snes, &W)); /* scratch of the size of X */
+  sim->slip_mode = NULL;
+  PetscCall(DemNmFunction(nm->snes, nm->X, W, nm));
+  sim->slip_mode = mode;
+  PetscCall(VecNorm(W, NORM_2, &rl));
+  nm->fz_rlaw = PetscMax(nm->fz_rlaw, rl / PetscMax(atol, fnorm));
+  if (rl <= PetscMax(atol, 2 * fnorm)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt k = 0; k < nm->fzcap; k++)
+    if ((nm->fzs[k] & DEM_NM_FZ_MARK) && !(nm->smode[k] & DEM_SLIP_FREE)) nm->smode[k] = DEM_SLIP_FREE, nm->fzs[k] |= DEM_NM_FZ_RELEASED;
+  nm->fz_released += held;
   *again = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1886,8 +2052,10 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
   }
   PetscCall(DemNmActiveSetReset(nm));
   PetscCall(DemNmCycleWatch(nm, PETSC_TRUE));
-  sim->slip_mode  = nm->active_set ? nm->smode : NULL;
-  sim->nslip_mode = nm->active_set ? nm->smodecap : 0;
+  sim->slip_mode  = nm->active_set || nm->freeze ? nm->smode : NULL;
+  sim->nslip_mode = nm->active_set || nm->freeze ? nm->smodecap : 0;
+  nm->fz_restarts = nm->fz_pending = 0;
+  nm->refreeze    = PETSC_FALSE;
   for (pass = 0;; pass++) {
     PetscInt  its, nnew = 0;
     PetscBool moved = PETSC_FALSE, again;
@@ -1914,6 +2082,12 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
       PetscCall(SNESGetLinearSolveIterations(nm->snes, &lits));
       nm->ksp_total += lits;
     }
+    if (reason <= 0 && nm->refreeze && !PetscIsInfOrNanReal(fnorm)) { /* contacts held sticking (DemNmFreezeWatch): again from the iterate */
+      nm->refreeze = PETSC_FALSE;
+      nm->fz_restarts++;
+      continue;
+    }
+    nm->refreeze = PETSC_FALSE;
     if (reason <= 0 || PetscIsInfOrNanReal(fnorm)) {
       if (nm->stalled) PetscCall(PetscSNPrintf(why, sizeof(why), "SNES stalled (|R| not halved in 3 iterations, %" PetscInt_FMT " iterations, |R| %g)", its, (double)fnorm));
       else PetscCall(PetscSNPrintf(why, sizeof(why), "SNES did not converge (%s, %" PetscInt_FMT " iterations, |R| %g)", SNESConvergedReasons[reason], its, (double)fnorm));
@@ -1936,6 +2110,8 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
        and the step solved again */
     PetscCall(DemNmActiveSetCheck(nm, &again));
     asresolve = again;
+    if (again) continue;
+    PetscCall(DemNmFreezeVerify(nm, fnorm, &again));
     if (again) continue;
     /* night owls: can the list still vouch for every contact at the new positions? */
     if (sim->nl.x0 && sim->skin > 0) {
@@ -2114,6 +2290,7 @@ static PetscErrorCode DemIntegratorDestroy_Newmark(DemIntegrator ig)
   PetscFunctionBegin;
   PetscCall(SNESDestroy(&nm->snes));
   PetscCall(PetscFree(nm->fh));
+  PetscCall(PetscFree3(nm->fzs, nm->fzt, nm->fzseen));
   PetscCall(DemNmMPIDestroy_Private(&nm->mpi));
   PetscCall(MatDestroy(&nm->J));
   PetscCall(VecDestroy(&nm->X));
@@ -2164,6 +2341,7 @@ PetscErrorCode DemIntegratorCreate_Newmark(DemIntegrator ig)
   nm->easy_its           = 3;
   nm->max_it             = 50;
   nm->stall_its          = 6;
+  nm->freeze             = PETSC_TRUE;
   nm->max_overlap        = 0.05;
   nm->secant             = PETSC_FALSE; /* opt-in: see DemNmCycleWatch */
   nm->onset              = PETSC_FALSE;
