@@ -516,7 +516,6 @@ PETSC_EXTERN PetscErrorCode DemCheckpointReopenCSV_Private(DemSim, const char di
 PETSC_EXTERN PetscErrorCode DemOutputGetSeries_Private(DemSim, PetscInt *nvtk, const PetscReal **vtktime, PetscReal *next_vtk);
 /* set-up: refuses dt above the shortest collision time for explicit integrators */
 PETSC_EXTERN PetscErrorCode DemGuardCheckTimeStep_Private(DemSim);
-PETSC_EXTERN size_t         DemReleaseCleanPages_Private(void); /* resident.c */
 /* refuses a configuration whose memory estimate for `nbodies` bodies exceeds the limit
    (run.memory_limit, MMDEM_MEMORY_LIMIT, default 80 % of the physical memory); `at` is the node
    the message points at */

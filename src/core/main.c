@@ -158,12 +158,8 @@ int main(int argc, char **argv)
   co.petsc = pargv + 1;
   co.envp  = envp;
   co.quiet = quiet;
-  /* the pages of library files the loader touched, then those MPI_Init touched: a run needs
-     few of them again, and its own memory should not stack on theirs (resident.c) */
-  (void)DemReleaseCleanPages_Private();
   ierr = PetscInitialize(&pargc, &pargv, NULL, NULL);
   if (ierr) return 1;
-  (void)DemReleaseCleanPages_Private();
   PetscPushErrorHandler(DemRecordErrorHandler, NULL); /* errors are printed once, by main */
   ierr = DemMain(cmd, file, out, nset, sets, quiet, nplug, plugs, &co);
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);

@@ -97,7 +97,6 @@ PetscErrorCode DemSimRun(DemSim sim)
   PetscCall(DemGuardBegin_Private(sim)); /* signals; --restart: the checkpoint's state */
   PetscCall(DemOutputOpen_Private(sim));
   PetscCall(DemGuardAfterOutput_Private(sim, &stop, msg, sizeof(msg))); /* the start's snapshot */
-  (void)DemReleaseCleanPages_Private(); /* the set-up's code (configuration, checks) is done (resident.c) */
   t_end = sim->end_time > 0 ? sim->end_time : PETSC_MAX_REAL;
   if (!tty && !sim->out.quiet) PetscCall(PetscPrintf(sim->comm, "%10s %12s %14s %14s %8s\n", "step", "time", "kinetic", "e_balance", "contacts"));
   while (!stop && ((sim->max_steps > 0 && sim->step < sim->max_steps) || (sim->max_steps <= 0 && sim->time < t_end - 1e-9 * sim->dt))) {
