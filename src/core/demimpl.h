@@ -153,8 +153,9 @@ typedef struct {
   PetscReal *x0;
   PetscInt   x0cap;
   PetscInt   nbuilds;
-  /* cell grid scratch */
-  PetscInt  *cellhead, *cellnext, ncells, cellcap;
+  /* cell grid scratch: the bodies of cell c are cellbody[cellstart[c] .. cellstart[c + 1]),
+     in ascending index (a counting sort) */
+  PetscInt  *cellstart, *cellbody, ncells, cellcap;
   PetscInt   nc[3];
   PetscReal  cell[3];
   /* appended: history slots of contacts with a feature key, at npairs + s (featslot.c) */

@@ -41,30 +41,36 @@ PetscErrorCode DemNeighbourFree_Private(DemNeighbourList *nl)
   PetscCall(PetscFree(nl->shift));
   PetscCall(PetscFree(nl->history));
   PetscCall(PetscFree(nl->x0));
-  PetscCall(PetscFree(nl->cellhead));
-  PetscCall(PetscFree(nl->cellnext));
+  PetscCall(PetscFree(nl->cellstart));
+  PetscCall(PetscFree(nl->cellbody));
   PetscCall(PetscFree4(nl->pb.a, nl->pb.b, nl->pb.s, nl->pb.g));
   PetscCall(DemNeighbourFeatureFree_Private(nl));
   PetscCall(PetscMemzero(nl, sizeof(*nl)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode DemPairBufPush(DemPairBuf *pb, PetscInt a, PetscInt b, PetscInt s, PetscInt g)
+static PetscErrorCode DemPairBufGrow(DemPairBuf *pb)
+{
+  PetscInt  cap = PetscMax(1024, pb->cap + pb->cap / 2);
+  PetscInt *na, *nb, *ns, *ng;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc4(cap, &na, cap, &nb, cap, &ns, cap, &ng));
+  if (pb->n) {
+    PetscCall(PetscArraycpy(na, pb->a, pb->n));
+    PetscCall(PetscArraycpy(nb, pb->b, pb->n));
+    PetscCall(PetscArraycpy(ns, pb->s, pb->n));
+    PetscCall(PetscArraycpy(ng, pb->g, pb->n));
+  }
+  PetscCall(PetscFree4(pb->a, pb->b, pb->s, pb->g));
+  pb->a = na, pb->b = nb, pb->s = ns, pb->g = ng, pb->cap = cap;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscErrorCode DemPairBufPush(DemPairBuf *pb, PetscInt a, PetscInt b, PetscInt s, PetscInt g)
 {
   PetscFunctionBegin;
-  if (pb->n == pb->cap) { /* rare: the buffer starts at the last build's size (below) */
-    PetscInt  cap = PetscMax(1024, pb->cap + pb->cap / 2);
-    PetscInt *na, *nb, *ns, *ng;
-    PetscCall(PetscMalloc4(cap, &na, cap, &nb, cap, &ns, cap, &ng));
-    if (pb->n) {
-      PetscCall(PetscArraycpy(na, pb->a, pb->n));
-      PetscCall(PetscArraycpy(nb, pb->b, pb->n));
-      PetscCall(PetscArraycpy(ns, pb->s, pb->n));
-      PetscCall(PetscArraycpy(ng, pb->g, pb->n));
-    }
-    PetscCall(PetscFree4(pb->a, pb->b, pb->s, pb->g));
-    pb->a = na, pb->b = nb, pb->s = ns, pb->g = ng, pb->cap = cap;
-  }
+  if (pb->n == pb->cap) PetscCall(DemPairBufGrow(pb)); /* rare: the buffer starts at the last build's size (below) */
   pb->a[pb->n] = a;
   pb->b[pb->n] = b;
   pb->s[pb->n] = s;
@@ -88,7 +94,9 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   DemPairBuf       *pbp = &nl->pb;
   PetscInt          gcount[2 * DEM_KIND_MAX * DEM_KIND_MAX + 1];
 
-  PetscInt         *tstart = NULL, *tb = NULL;
+  PetscInt         *tstart = NULL, *tb = NULL, lka = -1, lkb = -1;
+  DemCollideFn      lfn = NULL;
+  PetscBool         lsw = PETSC_FALSE;
   PetscReal        *th = NULL;
   /* serial, the same bodies as at the last build: the old pairs' indices are still valid */
   const PetscBool   byindex = (!DemDecompActive_Private(sim) && nl->npairs > 0 && nl->built_nb == nb) ? PETSC_TRUE : PETSC_FALSE;
@@ -167,20 +175,20 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   for (int d = 0; d < 3; d++) nl->cell[d] = L[d] / nl->nc[d];
   ncell = nl->nc[0] * nl->nc[1] * nl->nc[2];
   if (ncell > nl->ncells) {
-    PetscCall(PetscFree(nl->cellhead));
-    PetscCall(PetscMalloc1(ncell, &nl->cellhead));
+    PetscCall(PetscFree(nl->cellstart));
+    PetscCall(PetscMalloc1(ncell + 1, &nl->cellstart));
     nl->ncells = ncell;
   }
   if (nb > nl->cellcap) {
-    PetscCall(PetscFree(nl->cellnext));
-    PetscCall(PetscMalloc1(nb, &nl->cellnext));
+    PetscCall(PetscFree(nl->cellbody));
+    PetscCall(PetscMalloc1(nb, &nl->cellbody));
     nl->cellcap = nb;
   }
-  for (PetscInt c = 0; c < ncell; c++) nl->cellhead[c] = -1;
+  PetscCall(PetscArrayzero(nl->cellstart, ncell + 1));
   {
     PetscInt *cellof;
     PetscCall(PetscMalloc1(PetscMax(nb, 1), &cellof));
-    for (PetscInt i = nb - 1; i >= 0; i--) { /* reverse insertion: cells list ascending indices */
+    for (PetscInt i = 0; i < nb; i++) {
       PetscInt ci[3];
       if (DemIsWall(bs, i)) { cellof[i] = -1; continue; }
       for (int d = 0; d < 3; d++) {
@@ -188,10 +196,16 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
         PetscReal c = PetscFloorReal((x[3 * i + d] - sim->lo[d]) / nl->cell[d]);
         ci[d]       = c >= nl->nc[d] - 1 ? nl->nc[d] - 1 : c >= 0 ? (PetscInt)c : 0;
       }
-      cellof[i]                = (ci[2] * nl->nc[1] + ci[1]) * nl->nc[0] + ci[0];
-      nl->cellnext[i]          = nl->cellhead[cellof[i]];
-      nl->cellhead[cellof[i]]  = i;
+      cellof[i] = (ci[2] * nl->nc[1] + ci[1]) * nl->nc[0] + ci[0];
+      nl->cellstart[cellof[i] + 1]++;
     }
+    /* counting sort by cell, bodies in ascending index within a cell (the order in which the
+       pairs are found, and so the list's order, does not depend on it being a sort) */
+    for (PetscInt c = 0; c < ncell; c++) nl->cellstart[c + 1] += nl->cellstart[c];
+    for (PetscInt i = 0; i < nb; i++)
+      if (cellof[i] >= 0) nl->cellbody[nl->cellstart[cellof[i]]++] = i;
+    for (PetscInt c = ncell; c > 0; c--) nl->cellstart[c] = nl->cellstart[c - 1];
+    nl->cellstart[0] = 0;
     /* 4. candidate body pairs, into a buffer sized from the last build (growing it copies) */
     pbp->n = 0;
     if (nl->npairs > 0 && pbp->cap < nl->npairs) {
@@ -200,61 +214,74 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       PetscCall(PetscMalloc4(pbp->cap, &pbp->a, pbp->cap, &pbp->b, pbp->cap, &pbp->s, pbp->cap, &pbp->g));
     }
     for (PetscInt i = 0; i < nb; i++) {
-      PetscInt ci[3], c = cellof[i];
+      PetscInt  c = cellof[i], cj[3][3], sidx[3][3];
+      PetscReal S[3][3];
+      PetscBool in[3][3];
       if (c < 0) continue;
-      ci[0] = c % nl->nc[0];
-      ci[1] = (c / nl->nc[0]) % nl->nc[1];
-      ci[2] = c / (nl->nc[0] * nl->nc[1]);
-      for (int oz = -1; oz <= 1; oz++)
-        for (int oy = -1; oy <= 1; oy++)
-          for (int ox = -1; ox <= 1; ox++) {
-            PetscInt  o[3] = {ox, oy, oz}, cj[3], sidx[3], nc;
-            PetscReal S[3];
-            PetscBool skip = PETSC_FALSE;
-            for (int d = 0; d < 3; d++) {
-              cj[d]   = ci[d] + o[d];
-              sidx[d] = 0;
-              if (cj[d] < 0 || cj[d] >= nl->nc[d]) {
-                if (!sim->periodic[d]) { skip = PETSC_TRUE; break; }
-                sidx[d] = cj[d] < 0 ? -1 : 1;
-                cj[d] -= sidx[d] * nl->nc[d];
-              }
-              S[d] = sidx[d] * L[d];
-            }
-            if (skip) continue;
+      cj[0][1] = c % nl->nc[0];
+      cj[1][1] = (c / nl->nc[0]) % nl->nc[1];
+      cj[2][1] = c / (nl->nc[0] * nl->nc[1]);
+      /* the neighbour cells along each dimension, offsets -1, 0, +1: cell coordinate, image
+         shift index and whether the cell exists (periodic dimensions wrap) */
+      for (int d = 0; d < 3; d++)
+        for (int o = 0; o < 3; o += 2) {
+          PetscInt cd = cj[d][1] + o - 1, sd = 0;
+          in[d][o] = PETSC_TRUE;
+          if (cd < 0 || cd >= nl->nc[d]) {
+            if (!sim->periodic[d]) in[d][o] = PETSC_FALSE;
+            sd = cd < 0 ? -1 : 1;
+            cd -= sd * nl->nc[d];
+          }
+          cj[d][o]   = cd;
+          sidx[d][o] = sd;
+          S[d][o]    = sd * L[d];
+        }
+      for (int d = 0; d < 3; d++) {
+        in[d][1]   = PETSC_TRUE;
+        sidx[d][1] = 0;
+        S[d][1]    = 0 * L[d];
+      }
+      for (int oz = 0; oz < 3; oz++) {
+        if (!in[2][oz]) continue;
+        for (int oy = 0; oy < 3; oy++) {
+          if (!in[1][oy]) continue;
+          for (int ox = 0; ox < 3; ox++) {
             /* with one cell along a periodic dimension, offsets -1, 0, +1 are three images of
                the same cell; with two cells, -1 and +1 reach the same cell through different
                images: each (cell, image) combination is distinct, so none is visited twice */
-            nc = (cj[2] * nl->nc[1] + cj[1]) * nl->nc[0] + cj[0];
-            for (PetscInt j = nl->cellhead[nc]; j >= 0; j = nl->cellnext[j]) {
-              PetscReal d0, d1, d2, rc;
-              PetscInt  s, a, b, ka, kb;
+            const PetscInt nc = (cj[2][oz] * nl->nc[1] + cj[1][oy]) * nl->nc[0] + cj[0][ox];
+            if (!in[0][ox]) continue;
+            for (PetscInt p = nl->cellstart[nc], pe = nl->cellstart[nc + 1]; p < pe; p++) {
+              const PetscInt j = nl->cellbody[p];
+              PetscReal      d0, d1, d2, rc;
+              PetscInt       s, a, b, ka, kb;
               if (j <= i) continue; /* half list; a body is never paired with its own image */
-              d0 = x[3 * i] - x[3 * j] - S[0];
-              d1 = x[3 * i + 1] - x[3 * j + 1] - S[1];
-              d2 = x[3 * i + 2] - x[3 * j + 2] - S[2];
+              d0 = x[3 * i] - x[3 * j] - S[0][ox];
+              d1 = x[3 * i + 1] - x[3 * j + 1] - S[1][oy];
+              d2 = x[3 * i + 2] - x[3 * j + 2] - S[2][oz];
               rc = bs->radius[i] + bs->radius[j] + sim->skin;
               if (d0 * d0 + d1 * d1 + d2 * d2 >= rc * rc) continue;
               if ((bs->flags[i] & bs->flags[j] & (DEM_FIXED | DEM_PRESCRIBED)) && !(bs->flags[i] & DEM_GHOST)) continue; /* two immobile bodies */
-              s = (sidx[0] + 1) * 9 + (sidx[1] + 1) * 3 + (sidx[2] + 1);
+              s = (sidx[0][ox] + 1) * 9 + (sidx[1][oy] + 1) * 3 + (sidx[2][oz] + 1);
               if (bs->gid[i] < bs->gid[j]) a = i, b = j;
               else a = j, b = i, s = 26 - s;
               ka = sim->shapes[bs->shape[a]]->kind;
               kb = sim->shapes[bs->shape[b]]->kind;
-              {
-                DemCollideFn fn;
-                PetscBool    sw;
-                PetscCall(DemColliderGet_Private(ka, kb, &fn, &sw));
-                PetscCheck(fn, sim->comm, PETSC_ERR_SUP, "no collider for shape kinds %s/%s", DemShapeKindName(ka), DemShapeKindName(kb));
-                if (sw) {
-                  PetscInt t = a;
-                  a = b, b = t, s = 26 - s;
-                  t = ka, ka = kb, kb = t;
-                }
+              if (ka != lka || kb != lkb) { /* the collider of the last pair's kinds is kept */
+                PetscCall(DemColliderGet_Private(ka, kb, &lfn, &lsw));
+                PetscCheck(lfn, sim->comm, PETSC_ERR_SUP, "no collider for shape kinds %s/%s", DemShapeKindName(ka), DemShapeKindName(kb));
+                lka = ka, lkb = kb;
+              }
+              if (lsw) {
+                PetscInt t = a;
+                a = b, b = t, s = 26 - s;
+                t = ka, ka = kb, kb = t;
               }
               PetscCall(DemPairBufPush(pbp, a, b, s, ka * DEM_KIND_MAX + kb));
             }
           }
+        }
+      }
     }
     PetscCall(PetscFree(cellof));
   }
