@@ -16,7 +16,7 @@ VTK_LIBS     := -lvtkIOParallelXML-9.1 -lvtkIOXML-9.1 -lvtkIOCore-9.1 -lvtkParal
                 -lvtkCommonCore-9.1 -lstdc++
 OPT      ?= -O2 -g
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
-CPPFLAGS := -DPETSC_SKIP_COMPLEX -Isrc/core -I$(BUILD) $(PETSC_CFLAGS)
+CPPFLAGS := -DPETSC_SKIP_COMPLEX $(if $(SANITIZE),-DDEM_SANITIZE_BUILD) -Isrc/core -I$(BUILD) $(PETSC_CFLAGS)
 CFLAGS   := $(OPT) -fno-math-errno -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP $(SANFLAGS)
 CXXFLAGS := $(OPT) -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP $(VTK_INC) $(SANFLAGS)
 # Gmsh is loaded with dlopen on first use (src/core/dem_gmsh.c, issue 11), not linked: its soname

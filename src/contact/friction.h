@@ -77,7 +77,7 @@
 */
 #define DEM_SLIP_TOL 1e-8 /* the bits DEM_SLIP_IMPOSED, _WRONG, _UNSET: demimpl.h */
 
-static inline __attribute__((always_inline)) void DemFrictionSpringMode_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, signed char *mode, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
+DEM_HOT_INLINE void DemFrictionSpringMode_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, signed char *mode, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
 {
   PetscReal s[3] = {0, 0, 0}, so[3], vt[3], st[3], f[3];
   PetscReal vn, sn, s2, sr2, f2, flim, fmag, mu;
@@ -176,7 +176,7 @@ static inline __attribute__((always_inline)) void DemFrictionSpringMode_Private(
 }
 
 /* the law without an active set (mode NULL) */
-static inline __attribute__((always_inline)) void DemFrictionSpring_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
+DEM_HOT_INLINE void DemFrictionSpring_Private(const PetscReal n[3], const PetscReal vrel[3], PetscReal dt, PetscReal kt, PetscReal ct, PetscReal fn, PetscReal mu_s, PetscReal mu_d, PetscReal *h, PetscBool commit, PetscReal ft[3], PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
 {
   DemFrictionSpringMode_Private(n, vrel, dt, kt, ct, fn, mu_s, mu_d, h, commit, NULL, ft, energy, dissip, slip, fdamp, eslip);
 }

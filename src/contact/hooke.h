@@ -32,7 +32,7 @@ typedef struct {
   gran/hertz/history convention), stored normal energy 2/5 kn p delta^2 (the integral of fn's
   spring part), dfn/dgap = -3/2 kn p + 1/2 m gamma_n (p / delta) vn.
 */
-static inline __attribute__((always_inline)) void DemHookeContact_Private(const DemContactLaw_Hooke *hk, const PetscReal n[3], const PetscReal v[3], PetscReal gap, PetscReal m, PetscReal reff, const int hertz, PetscReal *h, PetscReal dt, PetscBool commit, PetscReal *fn_, PetscReal ft[3], PetscReal *dfn, PetscReal *cn_, PetscReal *kt_, PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
+DEM_HOT_INLINE void DemHookeContact_Private(const DemContactLaw_Hooke *hk, const PetscReal n[3], const PetscReal v[3], PetscReal gap, PetscReal m, PetscReal reff, const int hertz, PetscReal *h, PetscReal dt, PetscBool commit, PetscReal *fn_, PetscReal ft[3], PetscReal *dfn, PetscReal *cn_, PetscReal *kt_, PetscReal *energy, PetscReal *dissip, int *slip, PetscReal fdamp[3], PetscReal *eslip)
 {
   PetscReal delta, gn, gt, cn, ct, vn, fn, et, dtt, fdt[3], es, kn = hk->kn, kt = hk->kt, p = 1;
 

@@ -33,7 +33,7 @@ typedef struct {
   evaluation after a build or a restart) every non-touching pair's history is cleared (reset).
   Only committed evaluations (`commit`) clear history or update was[].
 */
-static inline __attribute__((always_inline)) PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic)
+DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic)
 {
   PetscInt nt = 0;
 
@@ -103,7 +103,7 @@ DEM_ISA_V4 static PetscInt DemHookeFusedFilterKnown_V4(PetscInt npair, const Pet
 }
 #endif
 
-static inline __attribute__((always_inline)) void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int commit, const int periodic, const int withfd, const int withdr, const int withpe, const int hertz, DemFusedSums *sum)
+DEM_HOT_INLINE void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int commit, const int periodic, const int withfd, const int withdr, const int withpe, const int hertz, DemFusedSums *sum)
 {
   PetscReal pe = 0, es_sum = 0, dr = 0;
   /* the law's parameters in a local copy: the compiler keeps them in registers instead of
@@ -217,7 +217,7 @@ DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *rest
 }
 #endif
 
-static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, DemFusedSums *sum)
+DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, DemFusedSums *sum)
 {
   const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
   const int       has_gt = hk->has_gamma_t ? 1 : 0, kt_pos = kt > 0;
@@ -335,7 +335,7 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVec(const DemCo
 /* the blocked loop's variants for the touching pairs [0, nt0) without and [nt0, nt) with an
    image shift: stored energy wanted or not (withpe), gamma_n from the restitution or given,
    law hertz or hooke (hertz, a constant at each call) */
-static inline __attribute__((always_inline)) void DemHookeFusedSSVecVariants(const DemContactLaw_Hooke *hk, PetscInt nt0, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, int withpe, const int hertz, const int v4, DemFusedSums *sum)
+DEM_HOT_INLINE void DemHookeFusedSSVecVariants(const DemContactLaw_Hooke *hk, PetscInt nt0, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, int withpe, const int hertz, const int v4, DemFusedSums *sum)
 {
 #define DEM_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, hertz, v4, sum)
   if (hk->from_e) {
@@ -362,7 +362,7 @@ static inline __attribute__((always_inline)) void DemHookeFusedSSVecVariants(con
   when the processor has them, with AVX2 and FMA (fused multiply-adds: about a fifth fewer
   instructions in this kernel; results differ from the baseline build in the last bits).
 */
-static inline __attribute__((always_inline)) PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, DemFusedSums *sum)
+DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, DemFusedSums *sum)
 {
   PetscInt nt0, nt, n0 = npair;
 

@@ -48,7 +48,7 @@ static PetscErrorCode DemIntegratorSetFromConfig_Verlet(DemIntegrator ig, DemNod
 /* q <- dq q with the Cayley form dq = (1, dt w / 2) / |.|: a unit quaternion without
    trigonometry, rotating by 2 atan(|w| dt / 2) = |w| dt (1 + O((w dt)^2)), an error of the
    order of the scheme's */
-static inline __attribute__((always_inline)) void DemVerletCayley(PetscReal *q, const PetscReal *w, PetscReal dt)
+DEM_HOT_INLINE void DemVerletCayley(PetscReal *q, const PetscReal *w, PetscReal dt)
 {
   PetscReal hx = 0.5 * dt * w[0], hy = 0.5 * dt * w[1], hz = 0.5 * dt * w[2];
   PetscReal q0 = q[0] - hx * q[1] - hy * q[2] - hz * q[3];
@@ -66,7 +66,7 @@ static inline __attribute__((always_inline)) void DemVerletCayley(PetscReal *q, 
   sum, so that the sum does not chain six additions per body), and the drift of positions and
   orientations. Returns that power.
 */
-static inline __attribute__((always_inline)) PetscReal DemVerletKickDrift_Inline(DemSim sim, PetscReal dt, const int iso, DemVerletChecks *ck, PetscInt i0, PetscReal s)
+DEM_HOT_INLINE PetscReal DemVerletKickDrift_Inline(DemSim sim, PetscReal dt, const int iso, DemVerletChecks *ck, PetscInt i0, PetscReal s)
 {
   DemBodyStore *bs = &sim->bodies;
   const PetscInt n = bs->n, plane = sim->dim == 2;
@@ -135,7 +135,7 @@ static inline __attribute__((always_inline)) PetscReal DemVerletKickDrift_Inline
 
 /* the second half kick; returns the power of the new dissipative forces at v(n+1/2), before
    the kick (summed as in DemVerletKickDrift) */
-static inline __attribute__((always_inline)) PetscReal DemVerletKickPower_Inline(DemSim sim, PetscReal h, const int iso, DemVerletChecks *ck, PetscInt i0, PetscReal s)
+DEM_HOT_INLINE PetscReal DemVerletKickPower_Inline(DemSim sim, PetscReal h, const int iso, DemVerletChecks *ck, PetscInt i0, PetscReal s)
 {
   DemBodyStore *bs = &sim->bodies;
   const PetscInt n = bs->n, plane = sim->dim == 2;
@@ -392,14 +392,14 @@ static int DemVerletScalarV3(void)
   #define DEM_V3SPREAD(v, out) (out[0] = _mm256_permute4x64_pd(v, 0x40), out[1] = _mm256_permute4x64_pd(v, 0xA5), out[2] = _mm256_permute4x64_pd(v, 0xFE))
 
 /* x, y, z of four bodies from their three interleaved vectors */
-DEM_ISA_V3 static inline __attribute__((always_inline)) void DemV3Split3(const __m256d in[3], __m256d out[3])
+DEM_ISA_V3 DEM_HOT_INLINE void DemV3Split3(const __m256d in[3], __m256d out[3])
 {
   out[0] = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(in[0], in[1], 0x4), in[2], 0x2), 0x6C);
   out[1] = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(in[0], in[1], 0x9), in[2], 0x4), 0xB1);
   out[2] = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(in[0], in[1], 0x2), in[2], 0x9), 0xC6);
 }
 /* 4 x 4 transpose (quaternions of four bodies to their four components, and back) */
-DEM_ISA_V3 static inline __attribute__((always_inline)) void DemV3T4(const __m256d in[4], __m256d out[4])
+DEM_ISA_V3 DEM_HOT_INLINE void DemV3T4(const __m256d in[4], __m256d out[4])
 {
   const __m256d t0 = _mm256_unpacklo_pd(in[0], in[1]), t1 = _mm256_unpackhi_pd(in[0], in[1]);
   const __m256d t2 = _mm256_unpacklo_pd(in[2], in[3]), t3 = _mm256_unpackhi_pd(in[2], in[3]);
@@ -407,14 +407,14 @@ DEM_ISA_V3 static inline __attribute__((always_inline)) void DemV3T4(const __m25
   out[2] = _mm256_permute2f128_pd(t0, t2, 0x31), out[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
 }
 /* s += each body's fd.v + td.w, in body order, from the per-lane fma(fd, v, td*w) */
-DEM_ISA_V3 static inline __attribute__((always_inline)) PetscReal DemV3PowerChain(PetscReal s, const __m256d p[3])
+DEM_ISA_V3 DEM_HOT_INLINE PetscReal DemV3PowerChain(PetscReal s, const __m256d p[3])
 {
   PetscReal c[12];
   for (int k = 0; k < 3; k++) _mm256_storeu_pd(c + 4 * k, p[k]);
   for (int j = 0; j < 4; j++) s += (c[3 * j] + c[3 * j + 1]) + c[3 * j + 2];
   return s;
 }
-DEM_ISA_V3 static inline __attribute__((always_inline)) PetscReal DemV3Sum(__m256d v)
+DEM_ISA_V3 DEM_HOT_INLINE PetscReal DemV3Sum(__m256d v)
 {
   const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
   return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
