@@ -5,7 +5,10 @@
   A checkpoint holds everything the time loop reads, so that a restarted run continues to the
   bitwise-same result as the uninterrupted one (serial runs, and MPI runs, whose ranks hold
   every body today):
-    - the body store: gid, x, v, w, q, f, t (the forces at the current state: velocity Verlet's
+    - the body store, in its order (global-id order unless the run reorders its store:
+      search.sort_every, src/search/sort.c; a restart puts this run's store in that order, and
+      on several ranks back in id order before the distribution):
+      gid, x, v, w, q, f, t (the forces at the current state: velocity Verlet's
       first half kick reads them), flags (walls removed), the plugins' per-body fields; the
       static columns (m, I, radius, shape, material) only to check them against the run
       description (a changed bodies file is refused);

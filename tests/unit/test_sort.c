@@ -123,10 +123,17 @@ int main(int argc, char **argv)
   const char   *sets[] = {NULL};
   const PetscInt N = NX * NY * NZ;
 
+  char          dir[64];
+
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  snprintf(dir, sizeof(dir), "/tmp/test_sort.XXXXXX");
+  if (!mkdtemp(dir)) {
+    printf("not ok - mkdtemp\n");
+    return 1;
+  }
   TestHilbert();
   PetscCall(DemRegisterAll());
-  PetscCall(DemTestMakeSim(".", "test_sort", yaml, sets, &sim, &root));
+  PetscCall(DemTestMakeSim(dir, "sort", yaml, sets, &sim, &root));
   bs = &sim->bodies;
   DEM_CHECK("set-up: the bodies and the floor", bs->n == N + 1 && sim->nparticles == N, "n %d", (int)bs->n);
   DEM_CHECK("sort_every: 1 read", sim->sort_every == 1, "%d", (int)sim->sort_every);
@@ -255,6 +262,11 @@ int main(int argc, char **argv)
   }
   PetscCall(DemSimDestroy(&sim));
   PetscCall(DemConfigDestroy(&root));
+  {
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd)) printf("# could not remove %s\n", dir);
+  }
   PetscCall(DemRegistryFinalize());
   PetscCall(PetscFinalize());
   return dem_test_failed;
