@@ -184,7 +184,7 @@ PETSC_EXTERN PetscErrorCode DemHistoryMapCheckpoint_Private(DemHistoryMap *, FIL
 
 PETSC_EXTERN PetscErrorCode DemNeighbourBuild_Private(DemSim, const PetscReal *x);
 /* spatial reordering of the store along a Hilbert curve at neighbour builds (src/search/sort.c) */
-#define DEM_SORT_EVERY_DEFAULT 20 /* search.sort_every where the reorder may run: the chute keeps 96 % of a fresh sort's L1-miss saving after ~30 builds (benchmarks/chute/README.md) */
+#define DEM_SORT_EVERY_DEFAULT 0 /* search.sort_every when absent: off (benchmarks/settle/README.md, session 11: no gain measured on the benchmarks; serial results then stay those of the id order) */
 PETSC_EXTERN uint64_t       DemHilbertKey_Private(const uint32_t c[3], int bits);
 PETSC_EXTERN PetscErrorCode DemBodyStorePermute_Private(DemBodyStore *, const PetscInt perm[]);
 PETSC_EXTERN PetscErrorCode DemSimPermuteBodies_Private(DemSim, const PetscInt perm[]);

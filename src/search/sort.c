@@ -16,11 +16,16 @@
   sets, the walls', loads' and output.track's indices, the neighbour list's pairs and build
   positions, the last contact list. Contact history is kept beside each pair and survives.
 
-  Where it runs: serial runs (several ranks reorder by migration already) with integrator
+  Where it may run: serial runs (several ranks reorder by migration already) with integrator
   verlet, particles all spheres, no bonds; elsewhere search.sort_every must be 0 (the
   implicit integrators' Jacobian numbering, the superquadrics' and polyhedra's per-body caches
-  and the bonds' index keys assume a fixed order). Results change only by the order in which
-  contact forces and sums over bodies are added.
+  and the bonds' index keys assume a fixed order). It is off unless asked for
+  (DEM_SORT_EVERY_DEFAULT): on this project's benchmarks it cut the contact loop's simulated L1
+  misses by a fifth to a third but gave no CPU time gain that stood out of the noise
+  (benchmarks/settle/README.md), and with it on, serial results no longer follow the
+  global-id order that keeps them within round-off of runs on several ranks (DESIGN.md
+  "Search"). Results change only by the order in which contact forces and sums over bodies
+  are added.
 */
 #include "demimpl.h"
 
