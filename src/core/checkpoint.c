@@ -5,7 +5,10 @@
   A checkpoint holds everything the time loop reads, so that a restarted run continues to the
   bitwise-same result as the uninterrupted one (serial runs, and MPI runs, whose ranks hold
   every body today):
-    - the body store: gid, x, v, w, q, f, t (the forces at the current state: velocity Verlet's
+    - the body store, in its order (global-id order unless the run reorders its store:
+      search.sort_every, src/search/sort.c; a restart puts this run's store in that order, and
+      on several ranks back in id order before the distribution):
+      gid, x, v, w, q, f, t (the forces at the current state: velocity Verlet's
       first half kick reads them), flags (walls removed), the plugins' per-body fields; the
       static columns (m, I, radius, shape, material) only to check them against the run
       description (a changed bodies file is refused);
@@ -1023,6 +1026,71 @@ static PetscErrorCode DemCheckpointParsePairs(DemSim sim, const char file[], Dem
   against the set-up simulation. Every check runs in both passes; the first pass changes
   nothing, so that a bad file leaves the run untouched.
 */
+/*
+  The checkpoint's bodies are in the store's order of the run that wrote it, which is the
+  global-id order unless that run reordered its store (search.sort_every, sort.c). Reads the
+  ids; *perm = NULL when they are this run's store order, else perm[k] = the position in this
+  run's store of the checkpoint's k-th body, and with apply the store takes the checkpoint's
+  order (so that the continuation is bitwise the uninterrupted run).
+*/
+static PetscErrorCode DemCheckpointBodyOrder(DemSim sim, const char file[], DemRd *r, PetscBool apply, PetscInt **perm)
+{
+  DemBodyStore *bs = &sim->bodies;
+  const PetscInt n = bs->n;
+  int64_t      *ck;
+  PetscInt     *order = NULL;
+  PetscBool     same  = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  *perm = NULL;
+  PetscCall(PetscMalloc1(n + 1, &ck));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscErrorCode ierr = DemRdI64(r, &ck[i], "gid");
+    if (ierr) PetscCall(PetscFree(ck));
+    PetscCall(ierr);
+    same = same && ck[i] == bs->gid[i];
+  }
+  if (same) {
+    PetscCall(PetscFree(ck));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(DemSimGidOrder_Private(sim, &order)); /* this run's positions by id, for a bisection */
+  PetscCall(PetscMalloc1(n + 1, perm));
+  for (PetscInt k = 0; k < n; k++) {
+    PetscInt lo = 0, hi = n - 1, j = -1;
+    while (lo <= hi) {
+      const PetscInt mid = (lo + hi) / 2, i = order ? order[mid] : mid;
+      if (bs->gid[i] == ck[k]) { j = i; break; }
+      if (bs->gid[i] < ck[k]) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    if (j < 0) {
+      const long long bad = (long long)ck[k];
+      PetscCall(PetscFree(ck));
+      PetscCall(PetscFree(order));
+      PetscCall(PetscFree(*perm));
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s': body %" PetscInt_FMT " has id %lld there, which this run does not have", file, k, bad);
+    }
+    (*perm)[k] = j;
+  }
+  { /* every id once */
+    char *seen;
+    PetscBool dup = PETSC_FALSE;
+    PetscCall(PetscCalloc1(n + 1, &seen));
+    for (PetscInt k = 0; k < n; k++) dup = dup || seen[(*perm)[k]]++;
+    PetscCall(PetscFree(seen));
+    PetscCall(PetscFree(ck));
+    PetscCall(PetscFree(order));
+    if (dup) PetscCall(PetscFree(*perm));
+    PetscCheck(!dup, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s': a body id appears twice", file);
+  }
+  if (apply) { /* the store in the checkpoint's order: its columns are read in place */
+    PetscCall(DemSimPermuteBodies_Private(sim, *perm));
+    PetscCall(PetscFree(*perm));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DemCheckpointParse(DemSim sim, const char file[], const unsigned char *data, size_t len, PetscBool apply)
 {
   DemBodyStore     *bs = &sim->bodies;
@@ -1096,13 +1164,11 @@ static PetscErrorCode DemCheckpointParse(DemSim sim, const char file[], const un
   /* BODY */
   PetscCall(DemRdSection(&all, "BODY", &r));
   {
-    int64_t cnt, nextra;
+    int64_t   cnt, nextra;
+    PetscInt *perm = NULL;
     PetscCall(DemRdI64(&r, &cnt, "body count"));
     if (cnt != n) DEM_CKPT_ERR(&r, "checkpoint '%s' is inconsistent: %lld bodies in BODY, %lld in META", file, (long long)cnt, (long long)nbody);
-    for (PetscInt i = 0; i < n; i++) {
-      PetscCall(DemRdI64(&r, &v, "gid"));
-      if (v != bs->gid[i]) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s': body %" PetscInt_FMT " has id %lld there, %lld in this run", file, i, (long long)v, (long long)bs->gid[i]);
-    }
+    PetscCall(DemCheckpointBodyOrder(sim, file, &r, apply, &perm));
     PetscCall(DemRdReals(&r, apply ? bs->x : NULL, 3 * (size_t)n, "positions"));
     PetscCall(DemRdReals(&r, apply ? bs->v : NULL, 3 * (size_t)n, "velocities"));
     PetscCall(DemRdReals(&r, apply ? bs->w : NULL, 3 * (size_t)n, "angular velocities"));
@@ -1110,8 +1176,9 @@ static PetscErrorCode DemCheckpointParse(DemSim sim, const char file[], const un
     PetscCall(DemRdReals(&r, apply ? bs->f : NULL, 3 * (size_t)n, "forces"));
     PetscCall(DemRdReals(&r, apply ? bs->t : NULL, 3 * (size_t)n, "torques"));
     for (PetscInt i = 0; i < n; i++) {
+      const PetscInt j = perm ? perm[i] : i;
       PetscCall(DemRdI64(&r, &v, "flags"));
-      if ((v & ~(int64_t)DEM_REMOVED) != (int64_t)(bs->flags[i] & ~DEM_REMOVED)) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s': body %lld is %s there and %s in this run", file, (long long)bs->gid[i], (v & DEM_FIXED) ? "fixed" : "free", (bs->flags[i] & DEM_FIXED) ? "fixed" : "free");
+      if ((v & ~(int64_t)DEM_REMOVED) != (int64_t)(bs->flags[j] & ~DEM_REMOVED)) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s': body %lld is %s there and %s in this run", file, (long long)bs->gid[j], (v & DEM_FIXED) ? "fixed" : "free", (bs->flags[j] & DEM_FIXED) ? "fixed" : "free");
       if (apply) bs->flags[i] = (unsigned)v;
     }
     {
@@ -1121,15 +1188,17 @@ static PetscErrorCode DemCheckpointParse(DemSim sim, const char file[], const un
       for (int c = 0; c < 3; c++)
         for (PetscInt i = 0; i < nc[c] * n; i++) {
           PetscReal x;
+          const PetscInt   j = perm ? nc[c] * perm[i / nc[c]] + i % nc[c] : i; /* the value in this run's store */
           PetscCall(DemRdReals(&r, &x, 1, what[c]));
-          if (memcmp(&x, &col[c][i], sizeof(x))) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s': body %lld has %s %.17g there, %.17g in this run (a changed bodies file?)", file, (long long)bs->gid[i / nc[c]], what[c], (double)x, (double)col[c][i]);
+          if (memcmp(&x, &col[c][j], sizeof(x))) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s': body %lld has %s %.17g there, %.17g in this run (a changed bodies file?)", file, (long long)bs->gid[j / nc[c]], what[c], (double)x, (double)col[c][j]);
         }
     }
     for (int c = 0; c < 2; c++)
       for (PetscInt i = 0; i < n; i++) {
-        int have = c ? bs->material[i] : bs->shape[i];
+        const PetscInt j    = perm ? perm[i] : i;
+        int            have = c ? bs->material[j] : bs->shape[j];
         PetscCall(DemRdI64(&r, &v, c ? "material" : "shape"));
-        if (v != have) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s': body %lld has %s %lld there, %d in this run", file, (long long)bs->gid[i], c ? "material" : "shape", (long long)v, have);
+        if (v != have) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "checkpoint '%s': body %lld has %s %lld there, %d in this run", file, (long long)bs->gid[j], c ? "material" : "shape", (long long)v, have);
       }
     PetscInt nx = DemCheckpointFieldCount(bs);
     PetscCall(DemRdI64(&r, &nextra, "per-body fields"));
@@ -1144,6 +1213,7 @@ static PetscErrorCode DemCheckpointParse(DemSim sim, const char file[], const un
       PetscCall(DemRdReals(&r, apply ? bs->extra[k] : NULL, (size_t)nc * n, name));
     }
     PetscCall(DemRdDone(&r));
+    PetscCall(PetscFree(perm));
   }
   /* DISS */
   PetscCall(DemRdSection(&all, "DISS", &r));
@@ -1209,6 +1279,12 @@ static PetscErrorCode DemCheckpointParse(DemSim sim, const char file[], const un
     PetscCall(DemRdDone(&r));
   }
   if (all.pos != all.n) DEM_CKPT_ERR(&all, "checkpoint '%s' is inconsistent: %zu bytes after its last section", file, all.n - all.pos);
+  if (apply && sim->size > 1) { /* several ranks: the distribution starts from the serial layout in id order (decomp.c) */
+    PetscInt *order;
+    PetscCall(DemSimGidOrder_Private(sim, &order));
+    if (order) PetscCall(DemSimPermuteBodies_Private(sim, order));
+    PetscCall(PetscFree(order));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

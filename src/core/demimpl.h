@@ -194,6 +194,15 @@ PETSC_EXTERN PetscReal *DemHistoryMapGet(DemHistoryMap *, int64_t a, int64_t b, 
 PETSC_EXTERN PetscErrorCode DemHistoryMapCheckpoint_Private(DemHistoryMap *, FILE *, PetscBool write, const char what[]);
 
 PETSC_EXTERN PetscErrorCode DemNeighbourBuild_Private(DemSim, const PetscReal *x);
+/* spatial reordering of the store along a Hilbert curve at neighbour builds (src/search/sort.c) */
+#define DEM_SORT_EVERY_DEFAULT 0 /* search.sort_every when absent: off (benchmarks/settle/README.md, session 11: no gain measured on the benchmarks; serial results then stay those of the id order) */
+PETSC_EXTERN uint64_t       DemHilbertKey_Private(const uint32_t c[3], int bits);
+PETSC_EXTERN PetscErrorCode DemBodyStorePermute_Private(DemBodyStore *, const PetscInt perm[]);
+PETSC_EXTERN PetscErrorCode DemSimPermuteBodies_Private(DemSim, const PetscInt perm[]);
+PETSC_EXTERN PetscBool      DemSimSortDue_Private(DemSim);
+PETSC_EXTERN PetscErrorCode DemSimSortBodies_Private(DemSim);
+PETSC_EXTERN PetscErrorCode DemSortSetFromConfig_Private(DemSim, DemNode root);
+PETSC_EXTERN PetscErrorCode DemSimGidOrder_Private(DemSim, PetscInt **order);
 PETSC_EXTERN PetscErrorCode DemSimUpdateNeighboursMoved_Private(DemSim, PetscInt moved); /* neighbour.c */
 PETSC_EXTERN PetscErrorCode DemNeighbourFree_Private(DemNeighbourList *);
 /* feature slots (featslot.c): the history slot of (pair, feature != 0), made on first use after
@@ -336,6 +345,9 @@ struct _p_DemSim {
   char         restart[PETSC_MAX_PATH_LEN]; /* --restart CHECKPOINT; empty for a fresh run */
   void        *guard;            /* state of the guards of a running simulation (guard.c) */
   struct _DemDecomp *decomp;     /* MPI domain decomposition (decomp.c); NULL on one rank */
+  /* appended: spatial reordering of the store (src/search/sort.c) */
+  PetscInt     sort_every;       /* search.sort_every: reorder at every this many-th neighbour build; 0: never */
+  PetscBool    reordered;        /* the store has been reordered: it may not be in global-id order */
 };
 
 /* ---- MPI domain decomposition (src/core/decomp.c); every hook is skipped on one rank ---- */

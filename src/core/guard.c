@@ -32,7 +32,7 @@
   exit status 128 + the signal. A second signal ends the process at once.
   Memory: DemGuardCheckMemory_Private.
   For tests (environment): MMDEM_DEBUG_NAN_STEP=N writes a NaN into the velocity of body
-  MMDEM_DEBUG_NAN_BODY (an id; default the first mobile body) after step N;
+  MMDEM_DEBUG_NAN_BODY (an id; default the mobile body of the lowest id) after step N;
   MMDEM_DEBUG_SIGNAL_STEP=N raises MMDEM_DEBUG_SIGNAL (TERM [default] or INT) after step N.
 */
 #include "guard.h"
@@ -350,11 +350,14 @@ PetscErrorCode DemGuardCheckState_Private(DemSim sim, PetscBool bounded, PetscBo
   PetscCall(DemGuardGet_Private(sim, &g));
   if (g->debug_signal_step >= 0 && sim->step == g->debug_signal_step) raise(g->debug_signal);
   if (g->debug_nan_step >= 0 && sim->step == g->debug_nan_step) {
+    PetscInt j = -1; /* the body of that id, or the mobile body of the lowest id (the store may be reordered: sort.c) */
     for (PetscInt i = 0; i < bs->n; i++) {
       if (g->debug_nan_body >= 0 ? bs->gid[i] != g->debug_nan_body : bs->inv_m[i] == 0) continue;
-      if (g->debug_nan_force) bs->f[3 * i] = NAN; /* the next step's kick makes it a velocity */
-      else bs->v[3 * i] = NAN;
-      break;
+      if (j < 0 || bs->gid[i] < bs->gid[j]) j = i;
+    }
+    if (j >= 0) {
+      if (g->debug_nan_force) bs->f[3 * j] = NAN; /* the next step's kick makes it a velocity */
+      else bs->v[3 * j] = NAN;
     }
   }
   if (!g->domain_given) PetscFunctionReturn(PETSC_SUCCESS);

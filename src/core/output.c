@@ -165,10 +165,12 @@ static PetscErrorCode DemWriteVTK(DemSim sim)
     double  *xyz, *rad, *vel, *ang, *ori, *frc;
     int64_t *id;
     int32_t *mat, *shp;
-    PetscInt j = 0;
+    PetscInt j = 0, *order = NULL;
     PetscCall(PetscMalloc6(3 * np + 1, &xyz, np + 1, &rad, 3 * np + 1, &vel, 3 * np + 1, &ang, 4 * np + 1, &ori, 3 * np + 1, &frc));
     PetscCall(PetscMalloc3(np + 1, &id, np + 1, &mat, np + 1, &shp));
-    for (PetscInt i = 0; i < bs->n; i++) {
+    if (!DemDecompActive_Private(sim)) PetscCall(DemSimGidOrder_Private(sim, &order)); /* in id order after a reorder (sort.c) */
+    for (PetscInt ii = 0; ii < bs->n; ii++) {
+      const PetscInt i = order ? order[ii] : ii;
       if (bs->flags[i] & DEM_WALL) continue;
       for (int d = 0; d < 3; d++) {
         xyz[3 * j + d] = bs->x[3 * i + d];
@@ -199,6 +201,7 @@ static PetscErrorCode DemWriteVTK(DemSim sim)
     }
     PetscCall(PetscFree6(xyz, rad, vel, ang, ori, frc));
     PetscCall(PetscFree3(id, mat, shp));
+    PetscCall(PetscFree(order));
   }
   /* walls: their true surfaces, placed by position and orientation */
   if (sim->nwall) {
@@ -474,6 +477,8 @@ PetscErrorCode DemOutputClose_Private(DemSim sim)
     PetscCall(DemDecompGatherBodies_Private(sim, &all));
     bs = &all;
   }
+  PetscInt *order = NULL; /* serial: in id order after a reorder of the store (sort.c) */
+  if (bs != &all) PetscCall(DemSimGidOrder_Private(sim, &order));
   if (sim->rank == 0) {
     char  path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN];
     FILE *fp;
@@ -482,7 +487,8 @@ PetscErrorCode DemOutputClose_Private(DemSim sim)
     fp = fopen(tmp, "w");
     PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open '%s': %s", tmp, strerror(errno));
     fprintf(fp, "id,shape,material,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz,fx,fy,fz\n");
-    for (PetscInt i = 0; i < bs->n; i++) {
+    for (PetscInt ii = 0; ii < bs->n; ii++) {
+      const PetscInt i = order ? order[ii] : ii;
       if (bs->flags[i] & DEM_WALL) continue;
       fprintf(fp, "%" PetscInt_FMT ",%s,%s", (PetscInt)bs->gid[i], sim->shapes[bs->shape[i]]->name, sim->mat[bs->material[i]].name);
       for (int d = 0; d < 3; d++) fprintf(fp, ",%.17g", (double)bs->x[3 * i + d]);
@@ -499,6 +505,7 @@ PetscErrorCode DemOutputClose_Private(DemSim sim)
     if (os->track) fclose(os->track);
   }
   if (bs == &all) PetscCall(DemBodyStoreFree(&all));
+  PetscCall(PetscFree(order));
   PetscCall(PetscFree(os->vtktime));
   PetscCall(PetscFree(sim->outstate));
   PetscFunctionReturn(PETSC_SUCCESS);

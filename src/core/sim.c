@@ -1016,7 +1016,7 @@ PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
     sim->skin = 0.5 * rmax; /* default: a quarter of the largest diameter */
     PetscCall(DemNodeGet(root, "search", &sn));
     if (sn) {
-      const char *const sk[] = {"skin", NULL};
+      const char *const sk[] = {"skin", "sort_every", NULL}; /* sort_every: sort.c */
       PetscCall(DemNodeRequireMap(sn));
       PetscCall(DemNodeAllowKeys(sn, sk));
       PetscCall(DemNodeGetReal(sn, "skin", PETSC_FALSE, &sim->skin));
@@ -1038,6 +1038,7 @@ PetscErrorCode DemSimSetFromConfig(DemSim sim, DemNode root)
     if (sim->shapes[sim->bodies.shape[sim->walls[w].body]]->kind == DEM_KIND_PLANE) PetscCall(DemPlaneSetDisplaySize(sim->shapes[sim->bodies.shape[sim->walls[w].body]], 0.5 * PetscSqrtReal(diag)));
   }
   PetscCall(DemSimReadIntegrator(sim, root));
+  PetscCall(DemSortSetFromConfig_Private(sim, root)); /* search.sort_every (sort.c) */
   /* run */
   PetscCall(DemNodeGet(root, "run", &rn));
   if (!rn) return DemNodeError(root, "missing required key 'run' ({end_time: seconds} or {steps: N})");
@@ -1132,7 +1133,7 @@ static PetscErrorCode DemSimCheckOverlaps(DemSim sim)
           DemNode node = sim->setnode[sim->bodyset[body]], lst = NULL, item = NULL;
           /* point at the list item when the body comes from a list */
           PetscCall(DemNodeGet(node, "list", &lst));
-          if (lst) PetscCall(DemNodeSeqItem(lst, body - sim->setfirst[sim->bodyset[body]], &item));
+          if (lst) PetscCall(DemNodeSeqItem(lst, (PetscInt)bs->gid[body] - sim->setfirst[sim->bodyset[body]], &item)); /* ids are the set-up order (sort.c may have reordered the store) */
           sim->cl.n = 0;
           if ((bs->flags[a] | bs->flags[b]) & DEM_WALL) {
             PetscInt w = (bs->flags[a] & DEM_WALL) ? a : b;

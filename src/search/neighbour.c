@@ -103,6 +103,9 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
 
   PetscFunctionBegin;
   (void)xin;
+  /* 0. every search.sort_every-th build: the particles along a space-filling curve first
+     (sort.c; the old pairs' indices follow their bodies) */
+  if (DemSimSortDue_Private(sim)) PetscCall(DemSimSortBodies_Private(sim));
   /* 1. keep the history of touching pairs (some history value not zero). Serial with the same
      bodies: in a table by the pair's first body (tstart, like a CSR row pointer; tb the second
      body, th the values, in the old list's order); 36 bytes per touching pair and a few
