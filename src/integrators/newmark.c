@@ -144,6 +144,10 @@
       outside its Coulomb cone is released and the step solved again, and the solution is
       verified with the laws' own switching (DemNmFreezeWatch, DemNmFreezeVerify; thermo.csv
       freeze_held, freeze_released, freeze_law_ratio); false: the solver of before
+    onset_transform [true]: an opening Newton step of a closed contact whose normal force is
+      concave in the overlap (the Hertzian dashpot at a first contact) is taken in the variable
+      overlap^p, p the law's local exponent (DemNmOnsetExponent, DemNmOnsetScale; one rank);
+      false: the solver of before
     coulomb_secant [false], onset_secant [false]: the Jacobian of contacts that cycle between
       the Newton iterates of a step (DemNmCycleWatch): a sliding direction that reversed gets
       the Coulomb secant (DemNmSlipSecant), a contact seen open and closed the onset secant
@@ -1944,8 +1948,8 @@ static PetscErrorCode DemNmActiveSetReset(DemIntegrator_Newmark *nm)
   law's own switching, which at a verified set gives the same force (friction.h
   DEM_SLIP_TOL), so the converged residual is the law's (DemNmFreezeVerify checks it). Onset
   cycles (closed -> open -> closed: the Hertzian dashpot's cn ~ overlap^(1/4), whose root lies
-  at a tiny overlap) are not treated: holding such a contact open or closed does not give the
-  law's root (benchmarks/stiff_pile/README.md, session 10).
+  at a tiny overlap) are not treated here: holding such a contact open or closed does not give
+  the law's root (benchmarks/stiff_pile/README.md, session 10); DemNmOnsetScale treats them.
 */
 #define DEM_NM_FZ_CLOSED   1
 #define DEM_NM_FZ_SLIP     2

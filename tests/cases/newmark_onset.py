@@ -30,9 +30,11 @@ overlap (1e-10 m) is resolved by the positions' round-off (~2e-19 m at z = 1 mm)
     that u to 1e-9, and the root (by bisection of the monotone r) agrees with z1;
   - the contact is closed at the root with an overlap of 1e-12 ... 1e-6 m, and the dashpot
     carries more of the force than the Hertz spring there (the regime of the onset cycles).
+Config: `onset_transform: maybe` is an error naming file:line:col.
 """
 import math
 import os
+import subprocess
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -126,4 +128,12 @@ for k, (V, h, g0) in enumerate(((0.02, 7e-5, 1e-6), (0.145, 1e-4, 1e-5), (0.6, 2
     fd = fn_law(ds, residual(us, z0, v0, h)[1])[1]
     (dc.ok if 1e-12 < ds < 1e-6 and fd > fe else dc.not_ok)("%s: a dashpot-carried onset root" % name,
                                                            "overlap %.3e m, |dashpot| %.3e N, spring %.3e N" % (ds, fd, fe))
+y = os.path.join(tmp, "bad.yaml")
+bad = (YAML % (R + 1e-6, -0.1, 1e-4, 1e-4)).replace("max_iterations: 15}", "max_iterations: 15, onset_transform: maybe}")
+open(y, "w").write(bad)
+line = bad.splitlines()[13]  # line 14, the integrator; libyaml's column of the value + 1
+p = subprocess.run([dc.MMDEM, "run", y, "--quiet", "--out", os.path.join(tmp, "bad")], capture_output=True, text=True)
+want = "bad.yaml:14:%d: integrator.onset_transform: expected true or false, got 'maybe'" % (line.index("maybe") + 1)
+(dc.ok if p.returncode != 0 and want in p.stderr + p.stdout else dc.not_ok)("newmark_onset: a bad onset_transform names file:line:col",
+                                                                         "exit %d, %s" % (p.returncode, (p.stderr + p.stdout).strip()[-200:]))
 dc.finish()
