@@ -146,7 +146,7 @@
       freeze_held, freeze_released, freeze_law_ratio); false: the solver of before
     onset_transform [true]: an opening Newton step of a closed contact whose normal force is
       concave in the overlap (the Hertzian dashpot at a first contact) is taken in the variable
-      overlap^p, p the law's local exponent (DemNmOnsetExponent, DemNmOnsetScale; one rank);
+      overlap^p, p the law's local exponent (DemNmOnsetExponent, DemNmOnsetScale);
       false: the solver of before
     coulomb_secant [false], onset_secant [false]: the Jacobian of contacts that cycle between
       the Newton iterates of a step (DemNmCycleWatch): a sliding direction that reversed gets
@@ -226,7 +226,7 @@ typedef struct {
   /* the onset transform (DemNmOnsetScale): per contact of the last Jacobian the local exponent
      p of its normal force in the overlap (0: not concave), per body the step's scale */
   PetscBool  onset_tf;
-  PetscReal *onp, *onl;
+  PetscReal *onp, *onl, *ony; /* [oncap], [onlcap], [6 onlcap] */
   PetscInt   oncap, onlcap, oneval;
   signed char *stick;
   PetscInt     stickcap;
@@ -1383,9 +1383,9 @@ static PetscErrorCode DemNmJacobian(SNES snes, Vec X, Mat A, Mat P, void *ctx)
   along the contact's gap; 1 + p x <= 0 (Newton in s opens the contact too) and closing steps
   keep the full step. Each body's Newton direction is scaled by the smallest lambda of its
   contacts (the two bodies of a contact alike, so that its gap moves by lambda d delta). Only
-  the step changes: the residual, the Jacobian and the converged solution are the law's. One
-  rank only (the direction's ghost rows are not at hand; on several ranks the transform is
-  off).
+  the step changes: the residual, the Jacobian and the converged solution are the law's. On
+  several MPI ranks the ghosts' rows of the direction come from their owners (one forward
+  exchange per Newton iteration) and each rank scales its owned bodies.
 */
 static PetscErrorCode DemNmOnsetExponent(DemIntegrator_Newmark *nm)
 {
@@ -1394,7 +1394,7 @@ static PetscErrorCode DemNmOnsetExponent(DemIntegrator_Newmark *nm)
 
   PetscFunctionBegin;
   nm->oneval = -1;
-  if (!nm->onset_tf || nm->mpi) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!nm->onset_tf) PetscFunctionReturn(PETSC_SUCCESS);
   if (cl->n > nm->oncap) {
     PetscCall(PetscFree(nm->onp));
     nm->oncap = PetscMax(cl->n, 2 * nm->oncap);
@@ -1413,44 +1413,50 @@ static PetscErrorCode DemNmOnsetScale(DemIntegrator_Newmark *nm, Vec Y)
 {
   DemSim                sim = nm->sim;
   const DemContactList *cl  = &sim->cl;
+  const PetscInt        nown = nm->mpi ? sim->bodies.n : nm->nb;
+  const PetscInt       *mr   = nm->mpi ? DemNmMPIGlobalRows_Private(nm->mpi) : nm->row; /* mobile: >= 0 (MPI: ghosts too) */
   PetscScalar          *y;
-  PetscBool             any = PETSC_FALSE;
+  PetscReal            *yb;
 
   PetscFunctionBegin;
-  if (!nm->onset_tf || nm->mpi || nm->oneval != nm->nevals) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!nm->onset_tf || nm->oneval != nm->nevals) PetscFunctionReturn(PETSC_SUCCESS);
   if (nm->nb > nm->onlcap) {
-    PetscCall(PetscFree(nm->onl));
+    PetscCall(PetscFree2(nm->onl, nm->ony));
     nm->onlcap = PetscMax(nm->nb, 2 * nm->onlcap);
-    PetscCall(PetscMalloc1(nm->onlcap, &nm->onl));
+    PetscCall(PetscMalloc2(nm->onlcap, &nm->onl, 6 * nm->onlcap, &nm->ony));
   }
-  for (PetscInt i = 0; i < nm->nb; i++) nm->onl[i] = 1;
+  yb = nm->ony;
   PetscCall(VecGetArray(Y, &y));
+  for (PetscInt i = 0; i < nm->nb; i++) { /* the direction per body (store layout) */
+    const PetscInt r = i < nown ? nm->row[i] : -1;
+    nm->onl[i]       = 1;
+    for (int k = 0; k < 6; k++) yb[6 * i + k] = r >= 0 ? y[6 * r + k] : 0;
+  }
+  if (nm->mpi) PetscCall(DemDecompForwardArray_Private(sim, yb, 6)); /* MPI: the ghosts' rows from their owners */
   for (PetscInt c = 0; c < cl->n; c++) {
     const PetscInt   body[2] = {cl->a[c], cl->b[c]};
     const PetscReal *n = cl->nrm + 3 * c, p = nm->onp[c], d = -cl->gap[c];
     PetscReal        dg = 0, x, lam;
     if (!(p > 0)) continue;
     for (int e = 0; e < 2; e++) { /* the contact point's displacement along the direction -Y */
-      const PetscInt   i = body[e], r = nm->row[i];
-      const PetscReal *arm = e ? cl->rb + 3 * c : cl->ra + 3 * c, *Xi = nm->Xi + 9 * i;
+      const PetscInt   i   = body[e];
+      const PetscReal *arm = e ? cl->rb + 3 * c : cl->ra + 3 * c, *Xi = nm->Xi + 9 * i, *yi = yb + 6 * i;
       PetscReal        th[3], tr[3];
-      if (r < 0) continue;
-      DemNmMatVec(Xi, y + 6 * r + 3, th);
+      if (mr[i] < 0) continue;
+      DemNmMatVec(Xi, yi + 3, th);
       DemNmCross(th, arm, tr);
-      for (int k = 0; k < 3; k++) dg += (e ? 1 : -1) * n[k] * (y[6 * r + k] + tr[k]);
+      for (int k = 0; k < 3; k++) dg += (e ? 1 : -1) * n[k] * (yi[k] + tr[k]);
     }
     x = -dg / d; /* the overlap's relative change (gap + dg) */
     if (!(x < 0) || !(1 + p * x > 0)) continue;
     lam = (PetscPowReal(1 + p * x, 1 / p) - 1) / x;
-    for (int e = 0; e < 2; e++)
-      if (nm->row[body[e]] >= 0) nm->onl[body[e]] = PetscMin(nm->onl[body[e]], lam), any = PETSC_TRUE;
+    for (int e = 0; e < 2; e++) nm->onl[body[e]] = PetscMin(nm->onl[body[e]], lam);
   }
-  if (any)
-    for (PetscInt i = 0; i < nm->nb; i++) {
-      const PetscInt r = nm->row[i];
-      if (r < 0 || nm->onl[i] == 1) continue;
-      for (int k = 0; k < 6; k++) y[6 * r + k] *= nm->onl[i];
-    }
+  for (PetscInt i = 0; i < nown; i++) {
+    const PetscInt r = nm->row[i];
+    if (r < 0 || nm->onl[i] == 1) continue;
+    for (int k = 0; k < 6; k++) y[6 * r + k] *= nm->onl[i];
+  }
   PetscCall(VecRestoreArray(Y, &y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -2421,7 +2427,7 @@ static PetscErrorCode DemIntegratorDestroy_Newmark(DemIntegrator ig)
   PetscCall(PetscFree2(nm->lfn2, nm->lft2));
   PetscCall(PetscFree(nm->lsg));
   PetscCall(PetscFree(nm->onp));
-  PetscCall(PetscFree(nm->onl));
+  PetscCall(PetscFree2(nm->onl, nm->ony));
   PetscCall(PetscFree(nm->smode));
   PetscCall(PetscFree(nm->stick));
   PetscCall(PetscFree(nm->cw));
