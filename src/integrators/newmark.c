@@ -1376,9 +1376,9 @@ static PetscErrorCode DemNmJacobian(SNES snes, Vec X, Mat A, Mat P, void *ctx)
   K delta = K s^4 and the spring k s^6 convex too), so Newton from the closed side decreases
   monotonically to the root and from the free-flight overlap lands closed again. Newton in a
   transformed variable is the same linear solve followed by a nonlinear update: the step in
-  s is ds = d delta / (ds/d delta)^-1 = d delta / (p delta) s, i.e. the overlap's new value is
-  delta (1 + p x)^(1/p), x = d delta / delta the relative change of the Newton step (its gap
-  linearized in the increments). For an opening step (x < 0) with 1 + p x > 0 this is a
+  s is ds = (ds/d delta) d delta = p s x, x = d delta / delta the relative change of the
+  overlap in the Newton step (its gap linearized in the increments), i.e. the overlap's new
+  value is delta (1 + p x)^(1/p). For an opening step (x < 0) with 1 + p x > 0 this is a
   shorter step, the fraction lambda = ((1 + p x)^(1/p) - 1) / x in (0, 1] of the Newton step
   along the contact's gap; 1 + p x <= 0 (Newton in s opens the contact too) and closing steps
   keep the full step. Each body's Newton direction is scaled by the smallest lambda of its
