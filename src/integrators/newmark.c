@@ -144,6 +144,10 @@
       outside its Coulomb cone is released and the step solved again, and the solution is
       verified with the laws' own switching (DemNmFreezeWatch, DemNmFreezeVerify; thermo.csv
       freeze_held, freeze_released, freeze_law_ratio); false: the solver of before
+    onset_transform [true]: an opening Newton step of a closed contact whose normal force is
+      concave in the overlap (the Hertzian dashpot at a first contact) is taken in the variable
+      overlap^p, p the law's local exponent (DemNmOnsetExponent, DemNmOnsetScale);
+      false: the solver of before
     coulomb_secant [false], onset_secant [false]: the Jacobian of contacts that cycle between
       the Newton iterates of a step (DemNmCycleWatch): a sliding direction that reversed gets
       the Coulomb secant (DemNmSlipSecant), a contact seen open and closed the onset secant
@@ -219,6 +223,11 @@ typedef struct {
   PetscReal     *cwt;  /* [3 cwcap] the sliding direction of the last Jacobian (0: sticking) */
   PetscInt       cwcap, cwbuild, ncw;
   PetscReal   *lsg; /* [3 ltcap] the onset secant (F(gap) - F(0)) / gap of closed contacts */
+  /* the onset transform (DemNmOnsetScale): per contact of the last Jacobian the local exponent
+     p of its normal force in the overlap (0: not concave), per body the step's scale */
+  PetscBool  onset_tf;
+  PetscReal *onp, *onl, *ony; /* [oncap], [onlcap], [6 onlcap] */
+  PetscInt   oncap, onlcap, oneval;
   signed char *stick;
   PetscInt     stickcap;
   /* the contacts closed at i and their forces there (DemNmRelease; one rank): bodies, and
@@ -240,7 +249,7 @@ static const char *const DemNewmarkThermoNames[] = {"night_owls", "dt_cuts_snes"
 static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNode cfg)
 {
   DemIntegrator_Newmark *nm    = (DemIntegrator_Newmark *)ig->data;
-  const char *const      own[] = {"beta", "gamma", "adapt", "dt_min", "dt_max", "grow", "grow_after", "easy_iterations", "max_iterations", "max_overlap", "active_set", "coulomb_secant", "onset_secant", "stall_iterations", "freeze_cycles", NULL};
+  const char *const      own[] = {"beta", "gamma", "adapt", "dt_min", "dt_max", "grow", "grow_after", "easy_iterations", "max_iterations", "max_overlap", "active_set", "coulomb_secant", "onset_secant", "stall_iterations", "freeze_cycles", "onset_transform", NULL};
   DemNode                kn;
 
   PetscFunctionBegin;
@@ -278,6 +287,7 @@ static PetscErrorCode DemIntegratorSetFromConfig_Newmark(DemIntegrator ig, DemNo
   DemNodeCheck(kn ? kn : cfg, nm->easy_its >= 1, "easy_iterations must be >= 1 (got %" PetscInt_FMT ")", nm->easy_its);
   PetscCall(DemNodeGetBool(cfg, "active_set", PETSC_FALSE, &nm->active_set));
   PetscCall(DemNodeGetBool(cfg, "freeze_cycles", PETSC_FALSE, &nm->freeze));
+  PetscCall(DemNodeGetBool(cfg, "onset_transform", PETSC_FALSE, &nm->onset_tf));
   PetscCall(DemNodeGetBool(cfg, "coulomb_secant", PETSC_FALSE, &nm->secant));
   PetscCall(DemNodeGetBool(cfg, "onset_secant", PETSC_FALSE, &nm->onset));
   PetscCall(DemNodeGetReal(cfg, "max_overlap", PETSC_FALSE, &nm->max_overlap));
@@ -863,6 +873,8 @@ static void DemNmAddGtMG(DemSim sim, PetscInt c, const PetscReal M[9], PetscReal
     for (int j = 0; j < 12; j++) B[12 * i + j] += G[i] * MG[j] + G[12 + i] * MG[12 + j] + G[24 + i] * MG[24 + j];
 }
 
+static PetscErrorCode DemNmOnsetExponent(DemIntegrator_Newmark *);
+
 static PetscErrorCode DemNmLawReserve(DemIntegrator_Newmark *nm, PetscInt n)
 {
   PetscFunctionBegin;
@@ -1273,6 +1285,7 @@ static PetscErrorCode DemNmJacobian(SNES snes, Vec X, Mat A, Mat P, void *ctx)
      normal between two spheres. C = -G^T (dF/dvrel) G: dashpots, and the tangential spring
      and Coulomb cap, which see vt h (the laws' step h) */
   PetscCall(DemNmLawTangent(nm));
+  PetscCall(DemNmOnsetExponent(nm));
   mr = nm->mpi ? DemNmMPIGlobalRows_Private(nm->mpi) : nm->row; /* MPI: ghosts' blocks too, to their owners' rows */
   for (PetscInt c = 0; c < sim->cl.n; c++) {
     const PetscInt   a = sim->cl.a[c], b = sim->cl.b[c], body[2] = {a, b};
@@ -1350,6 +1363,105 @@ static PetscErrorCode DemNmJacobian(SNES snes, Vec X, Mat A, Mat P, void *ctx)
 }
 
 /*
+  DemNmOnsetExponent, DemNmOnsetScale - the onset transform (key onset_transform): a Newton step
+  in the variable s = delta^p for the closed contacts whose normal force is concave in the
+  overlap delta = -gap (0 < p < 1, p = delta (dfn/ddelta) / fn the local exponent of the law's
+  own normal force at the iterate, from the law tangent's gap column; a Hertzian dashpot
+  d* delta^(1/4) (-vn) that carries the force has p = 1/4, a Hertz spring 3/2). At a
+  sphere's first contact the root lies at overlaps of 1e-9 ... 3e-7 m where the dashpot carries
+  the force: Newton in delta, from the closed side, follows the concave law's tangent across
+  the onset (for F = C delta^(1/4) it lands at -3 delta), from the open side (no force, no
+  stiffness) at the free-flight overlap, and the iterates alternate open and closed
+  (benchmarks/stiff_pile/README.md, session 10). In s the law is convex (C s; the inertia
+  K delta = K s^4 and the spring k s^6 convex too), so Newton from the closed side decreases
+  monotonically to the root and from the free-flight overlap lands closed again. Newton in a
+  transformed variable is the same linear solve followed by a nonlinear update: the step in
+  s is ds = (ds/d delta) d delta = p s x, x = d delta / delta the relative change of the
+  overlap in the Newton step (its gap linearized in the increments), i.e. the overlap's new
+  value is delta (1 + p x)^(1/p). For an opening step (x < 0) with 1 + p x > 0 this is a
+  shorter step, the fraction lambda = ((1 + p x)^(1/p) - 1) / x in (0, 1] of the Newton step
+  along the contact's gap; 1 + p x <= 0 (Newton in s opens the contact too) and closing steps
+  keep the full step. Each body's Newton direction is scaled by the smallest lambda of its
+  contacts (the two bodies of a contact alike, so that its gap moves by lambda d delta). Only
+  the step changes: the residual, the Jacobian and the converged solution are the law's. On
+  several MPI ranks the ghosts' rows of the direction come from their owners (one forward
+  exchange per Newton iteration) and each rank scales its owned bodies.
+*/
+static PetscErrorCode DemNmOnsetExponent(DemIntegrator_Newmark *nm)
+{
+  DemSim                sim = nm->sim;
+  const DemContactList *cl  = &sim->cl;
+
+  PetscFunctionBegin;
+  nm->oneval = -1;
+  if (!nm->onset_tf) PetscFunctionReturn(PETSC_SUCCESS);
+  if (cl->n > nm->oncap) {
+    PetscCall(PetscFree(nm->onp));
+    nm->oncap = PetscMax(cl->n, 2 * nm->oncap);
+    PetscCall(PetscMalloc1(nm->oncap, &nm->onp));
+  }
+  for (PetscInt c = 0; c < cl->n; c++) {
+    const PetscReal *n = cl->nrm + 3 * c, *tg = nm->ltg + 3 * c, fn = sim->cf.fn[c], d = -cl->gap[c];
+    const PetscReal  p = fn > 0 && d > 0 ? d * -(tg[0] * n[0] + tg[1] * n[1] + tg[2] * n[2]) / fn : 0;
+    nm->onp[c] = p > 0 && p < 1 ? p : 0;
+  }
+  nm->oneval = nm->nevals; /* the contact list of this evaluation (the iterate X) */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemNmOnsetScale(DemIntegrator_Newmark *nm, Vec Y)
+{
+  DemSim                sim = nm->sim;
+  const DemContactList *cl  = &sim->cl;
+  const PetscInt        nown = nm->mpi ? sim->bodies.n : nm->nb;
+  const PetscInt       *mr   = nm->mpi ? DemNmMPIGlobalRows_Private(nm->mpi) : nm->row; /* mobile: >= 0 (MPI: ghosts too) */
+  PetscScalar          *y;
+  PetscReal            *yb;
+
+  PetscFunctionBegin;
+  if (!nm->onset_tf || nm->oneval != nm->nevals) PetscFunctionReturn(PETSC_SUCCESS);
+  if (nm->nb > nm->onlcap) {
+    PetscCall(PetscFree2(nm->onl, nm->ony));
+    nm->onlcap = PetscMax(nm->nb, 2 * nm->onlcap);
+    PetscCall(PetscMalloc2(nm->onlcap, &nm->onl, 6 * nm->onlcap, &nm->ony));
+  }
+  yb = nm->ony;
+  PetscCall(VecGetArray(Y, &y));
+  for (PetscInt i = 0; i < nm->nb; i++) { /* the direction per body (store layout) */
+    const PetscInt r = i < nown ? nm->row[i] : -1;
+    nm->onl[i]       = 1;
+    for (int k = 0; k < 6; k++) yb[6 * i + k] = r >= 0 ? y[6 * r + k] : 0;
+  }
+  if (nm->mpi) PetscCall(DemDecompForwardArray_Private(sim, yb, 6)); /* MPI: the ghosts' rows from their owners */
+  for (PetscInt c = 0; c < cl->n; c++) {
+    const PetscInt   body[2] = {cl->a[c], cl->b[c]};
+    const PetscReal *n = cl->nrm + 3 * c, p = nm->onp[c], d = -cl->gap[c];
+    PetscReal        dg = 0, x, lam;
+    if (!(p > 0)) continue;
+    for (int e = 0; e < 2; e++) { /* the contact point's displacement along the direction -Y */
+      const PetscInt   i   = body[e];
+      const PetscReal *arm = e ? cl->rb + 3 * c : cl->ra + 3 * c, *Xi = nm->Xi + 9 * i, *yi = yb + 6 * i;
+      PetscReal        th[3], tr[3];
+      if (mr[i] < 0) continue;
+      DemNmMatVec(Xi, yi + 3, th);
+      DemNmCross(th, arm, tr);
+      for (int k = 0; k < 3; k++) dg += (e ? 1 : -1) * n[k] * (yi[k] + tr[k]);
+    }
+    x = -dg / d; /* the overlap's relative change (gap + dg) */
+    if (!(x < 0) || !(1 + p * x > 0)) continue;
+    lam = (PetscPowReal(1 + p * x, 1 / p) - 1) / x;
+    for (int e = 0; e < 2; e++) nm->onl[body[e]] = PetscMin(nm->onl[body[e]], lam);
+  }
+  for (PetscInt i = 0; i < nown; i++) {
+    const PetscInt r = nm->row[i];
+    if (r < 0 || nm->onl[i] == 1) continue;
+    for (int k = 0; k < 6; k++) y[6 * r + k] *= nm->onl[i];
+  }
+  PetscCall(VecRestoreArray(Y, &y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   The line search (SNESLINESEARCHSHELL; -snes_linesearch_type bt, l2, ... replace it): the full
   Newton step X - Y when it halves |R|; otherwise the step lambda of PETSc's l2 line search (one
   secant step: the minimizer of the parabola through phi(lambda) = |R(X - lambda Y)|^2 at
@@ -1372,10 +1484,10 @@ static PetscErrorCode DemNmLineSearch(SNESLineSearch ls, void *ctx)
   PetscReal xnorm, fnorm, ynorm, g1, gm, gl, lam = 1, f0, d1, dm, a, b;
 
   PetscFunctionBegin;
-  (void)ctx;
   PetscCall(SNESLineSearchGetSNES(ls, &snes));
   PetscCall(SNESLineSearchGetVecs(ls, &X, &F, &Y, &W, &G));
   PetscCall(SNESLineSearchGetNorms(ls, &xnorm, &fnorm, NULL));
+  PetscCall(DemNmOnsetScale((DemIntegrator_Newmark *)ctx, Y));
   PetscCall(VecNorm(Y, NORM_2, &ynorm));
   PetscCall(VecWAXPY(W, -1.0, Y, X));
   PetscCall(SNESComputeFunction(snes, W, G));
@@ -1842,8 +1954,8 @@ static PetscErrorCode DemNmActiveSetReset(DemIntegrator_Newmark *nm)
   law's own switching, which at a verified set gives the same force (friction.h
   DEM_SLIP_TOL), so the converged residual is the law's (DemNmFreezeVerify checks it). Onset
   cycles (closed -> open -> closed: the Hertzian dashpot's cn ~ overlap^(1/4), whose root lies
-  at a tiny overlap) are not treated: holding such a contact open or closed does not give the
-  law's root (benchmarks/stiff_pile/README.md, session 10).
+  at a tiny overlap) are not treated here: holding such a contact open or closed does not give
+  the law's root (benchmarks/stiff_pile/README.md, session 10); DemNmOnsetScale treats them.
 */
 #define DEM_NM_FZ_CLOSED   1
 #define DEM_NM_FZ_SLIP     2
@@ -2314,6 +2426,8 @@ static PetscErrorCode DemIntegratorDestroy_Newmark(DemIntegrator ig)
   PetscCall(PetscFree6(nm->les, nm->leg, nm->lev, nm->ltg, nm->ltv, nm->lslip));
   PetscCall(PetscFree2(nm->lfn2, nm->lft2));
   PetscCall(PetscFree(nm->lsg));
+  PetscCall(PetscFree(nm->onp));
+  PetscCall(PetscFree2(nm->onl, nm->ony));
   PetscCall(PetscFree(nm->smode));
   PetscCall(PetscFree(nm->stick));
   PetscCall(PetscFree(nm->cw));
@@ -2342,6 +2456,7 @@ PetscErrorCode DemIntegratorCreate_Newmark(DemIntegrator ig)
   nm->max_it             = 50;
   nm->stall_its          = 6;
   nm->freeze             = PETSC_TRUE;
+  nm->onset_tf           = PETSC_TRUE;
   nm->max_overlap        = 0.05;
   nm->secant             = PETSC_FALSE; /* opt-in: see DemNmCycleWatch */
   nm->onset              = PETSC_FALSE;
