@@ -58,6 +58,7 @@
   pairs).
 */
 #include "superquadric.h"
+#include "dem_isa.h"
 #include <string.h>
 #include <time.h>
 
@@ -471,10 +472,12 @@ static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQ
   }
 }
 
+#if !defined(DEM_SQ_CONTACT_V3)
 void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *warm, DemSQResult *res)
 {
   DemSQCollideRot(A, A->R, B, B->R, warm, res);
 }
+#endif
 
 /* ---------------------------------------------------------------- colliders */
 
@@ -690,11 +693,28 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(DEM_SQ_CONTACT_V3)
+/* superquadric_contact_v3.c: the pair loop above compiled for AVX2 with FMA */
+PetscErrorCode DemCollideSQ_V3_Private(const DemPairBatch *pb, PetscReal skin, DemContactList *out, PetscBool asphere)
+{
+  return DemCollideSQ(pb, skin, out, asphere);
+}
+#else
+/* the pair loop of this file, or its copy compiled for AVX2 with FMA where the processor has
+   them (dem_isa.h: the results differ in the last bits; MMDEM_ISA=generic for this copy) */
+static PetscErrorCode DemCollideSQIsa(const DemPairBatch *pb, PetscReal skin, DemContactList *out, PetscBool asphere)
+{
+  #if DEM_HAVE_ISA_V3
+  if (DemIsaV3()) return DemCollideSQ_V3_Private(pb, skin, out, asphere);
+  #endif
+  return DemCollideSQ(pb, skin, out, asphere);
+}
+
 PETSC_EXTERN PetscErrorCode DemCollide_SuperquadricSuperquadric(DemShapeKind, DemShapeKind, const DemPairBatch *, PetscReal, DemContactList *);
 PetscErrorCode DemCollide_SuperquadricSuperquadric(DemShapeKind ka, DemShapeKind kb, const DemPairBatch *pb, PetscReal skin, DemContactList *out)
 {
   PetscFunctionBegin;
-  PetscCall(DemCollideSQ(pb, skin, out, PETSC_FALSE));
+  PetscCall(DemCollideSQIsa(pb, skin, out, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(collider, "superquadric/superquadric", DemCollide_SuperquadricSuperquadric)
@@ -703,7 +723,7 @@ PETSC_EXTERN PetscErrorCode DemCollide_SphereSuperquadric(DemShapeKind, DemShape
 PetscErrorCode DemCollide_SphereSuperquadric(DemShapeKind ka, DemShapeKind kb, const DemPairBatch *pb, PetscReal skin, DemContactList *out)
 {
   PetscFunctionBegin;
-  PetscCall(DemCollideSQ(pb, skin, out, PETSC_TRUE));
+  PetscCall(DemCollideSQIsa(pb, skin, out, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(collider, "sphere/superquadric", DemCollide_SphereSuperquadric)
@@ -765,3 +785,4 @@ PetscErrorCode DemCollide_SuperquadricPlane(DemShapeKind ka, DemShapeKind kb, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(collider, "superquadric/plane", DemCollide_SuperquadricPlane)
+#endif
