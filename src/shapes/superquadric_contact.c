@@ -517,6 +517,26 @@ static inline const PetscReal *DemSQFrame(PetscReal *fR, int64_t *fst, int64_t c
   return C;
 }
 
+/* the colliders' prefilter over pairs k, k + 1, ... of a batch (bodies pa[k], pb[k], index
+   pidx[k] in the neighbour list): passes over those whose margin m[p] at the reference poses
+   exceeds the two bodies' motion bounds M since then by more than guard, and returns the first
+   pair it does not pass over (n: none). A pair passed over on its separation certificate's
+   margin (kind[p]) is counted in *ncert, when the shape of its body so[k] is last (else the
+   pass stops there: the caller counts it for its shape). Out of line, so that its few values
+   stay in registers: it runs over most pairs of the list. */
+static __attribute__((noinline)) PetscInt DemSQPrefilterPass(PetscInt k, PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscInt cap, PetscReal guard, const PetscInt *so, const PetscInt *shape, PetscInt last, PetscInt64 *ncert)
+{
+  for (; k < n; k++) {
+    const PetscInt p = pidx[k];
+    if (!(p < cap && m[p] - M[pa[k]] - M[pb[k]] > guard)) break;
+    if (kind[p]) {
+      if (shape[so[k]] != last) break;
+      (*ncert)++;
+    }
+  }
+  return k;
+}
+
 /* the pairs of a batch between two bodies that are superquadrics or spheres (sphere first) */
 static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemContactList *out, PetscBool asphere)
 {
@@ -559,26 +579,34 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
     guard = 1e-6 * rmax;
   }
   for (PetscInt k = 0; k < npair; k++) {
-    const PetscInt   a = pa[k], b = pbb[k], p = pidx ? pidx[k] : PETSC_MAX_INT;
+    PetscInt         a, b, p;
     const PetscReal *qa, *qb, *sh, *RA, *RB;
     DemSQBody        A, B;
     DemSQWarm       *w = NULL;
     DemSQResult      r;
     PetscReal        d2, dx[3], rs;
 
-    /* the prefilter: a pair shown apart at the reference poses by more than the two bodies
-       could have moved since is skipped at the cost of three loads. A margin comes from a
+    /* the prefilter (DemSQPrefilterPass): a pair shown apart at the reference poses by more
+       than the two bodies could have moved since is passed over. A margin comes from a
        bounding-sphere rejection below (then the test below would reject it again) or from the
        pair's current separation certificate (then the certificate test below would skip it:
        its motion since the certificate is at most the motion bounds since the reference at
        both times, the rotation part by the subadditivity of sin(theta/2)); so the prefilter
        changes nothing but the work. */
-    if (p < pcap && pm[p] - pM[a] - pM[b] > guard) {
-      if (pk[p]) { /* a certificate's: counted as the certificate test counts it */
-        const PetscInt so = bs->shape[asphere ? b : a];
-        if (so != lastso) stso = DemShapeSuperquadricStats_Private(sim->shapes[so]), lastso = so;
-        stso->skipped++;
-      }
+    if (pcap) {
+      PetscInt64     ncert = 0;
+      const PetscInt k0    = k;
+      k = DemSQPrefilterPass(k, npair, pa, pbb, pidx, pm, pM, pk, pcap, guard, asphere ? pbb : pa, bs->shape, lastso, &ncert);
+      if (ncert) stso->skipped += ncert;
+      npre += k - k0;
+      if (k == npair) break;
+    }
+    a = pa[k], b = pbb[k], p = pidx ? pidx[k] : PETSC_MAX_INT;
+    if (p < pcap && pm[p] - pM[a] - pM[b] > guard) { /* a certificate's of another shape than the last */
+      const PetscInt so = bs->shape[asphere ? b : a];
+      stso   = DemShapeSuperquadricStats_Private(sim->shapes[so]);
+      lastso = so;
+      stso->skipped++;
       npre++;
       continue;
     }
