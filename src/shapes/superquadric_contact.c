@@ -526,14 +526,15 @@ static inline const PetscReal *DemSQFrame(PetscReal *fR, int64_t *fst, int64_t c
    stay in registers: it runs over most pairs of the list. */
 static __attribute__((noinline)) PetscInt DemSQPrefilterPass(PetscInt k, PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscInt cap, PetscReal guard, const PetscInt *so, const PetscInt *shape, PetscInt last, PetscInt64 *ncert)
 {
+  PetscInt64 nc = 0;
+
   for (; k < n; k++) {
     const PetscInt p = pidx[k];
     if (!(p < cap && m[p] - M[pa[k]] - M[pb[k]] > guard)) break;
-    if (kind[p]) {
-      if (shape[so[k]] != last) break;
-      (*ncert)++;
-    }
+    if ((kind[p] != 0) & (shape[so[k]] != last)) break; /* no branch on kind: it is random */
+    nc += kind[p];
   }
+  *ncert += nc;
   return k;
 }
 
