@@ -55,7 +55,9 @@
   tolerance (002, "Settling": Newton iterations are skipped in the static regime).
   The narrow-phase time the shape reports is process CPU time. Each body's rotation matrix is
   computed once per collider call (the shape's per-body cache; a body takes part in several
-  pairs).
+  pairs). superquadric_contact_v3.c compiles the superquadric/superquadric and sphere/
+  superquadric pair loop with the whole solver a second time, for AVX2 with FMA (dem_isa.h);
+  the plane collider and DemSQCollide_Private exist only here.
 */
 #include "superquadric.h"
 #include "dem_isa.h"
