@@ -58,9 +58,10 @@ $(BUILD)/%.o: %.c
 # scalar 3-vector kernels only adds shuffles (callgrind: 11 % fewer instructions); without
 # trapping math, so that the selects of the blocked contact loop (hooke_fused.c) become
 # vector blends and the loop vectorises (values are unchanged: no FP exception is ever
-# enabled in mmdem). HOT_OPT= to drop
+# enabled in mmdem); also the superquadric contact solver's AVX2+FMA copy (-0.9 % instructions
+# in benchmarks/superquadric_settle's static regime, bitwise the same results). HOT_OPT= to drop
 HOT_OPT ?= -O3 -fno-tree-slp-vectorize -fno-trapping-math
-$(BUILD)/src/contact/hooke_fused.o $(BUILD)/src/integrators/verlet.o: CFLAGS += $(HOT_OPT)
+$(BUILD)/src/contact/hooke_fused.o $(BUILD)/src/integrators/verlet.o $(BUILD)/src/shapes/superquadric_contact_v3.o: CFLAGS += $(HOT_OPT)
 
 $(BUILD)/%.o: %.cxx
 	@mkdir -p $(dir $@)

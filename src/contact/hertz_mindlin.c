@@ -39,6 +39,7 @@
   PETSC_SMALL m/s).
 */
 #include "friction.h"
+#include "dem_isa.h"
 #include "rolling_spring.h"
 
 #define DEMCONTACTHERTZMINDLIN "hertz_mindlin"
@@ -85,12 +86,13 @@ static PetscErrorCode DemContactLawSetFromConfig_HertzMindlin(DemContactLaw law,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode DemContactLawCompute_HertzMindlin(DemContactLaw law, const DemContactBatch *batch, PetscReal dt, PetscBool commit, DemContactForces *out)
+/* the loop over a batch, compiled twice (dem_isa.h): for the baseline and for AVX2 with FMA
+   (its products fused: last-bit differences; MMDEM_ISA=generic keeps the baseline) */
+static inline __attribute__((always_inline)) void DemHertzMindlinBatch_Inline(DemContactLaw law, const DemContactBatch *batch, PetscReal dt, PetscBool commit, DemContactForces *out)
 {
   const DemContactLaw_HertzMindlin *hm = (const DemContactLaw_HertzMindlin *)law->data;
   const PetscReal                   Es = hm->Estar, Gs = hm->Gstar, xi = hm->xi, mu_s = hm->mu_s, mu_d = hm->mu_d;
 
-  PetscFunctionBegin;
   for (PetscInt i = 0; i < batch->n; i++) {
     const PetscReal *n   = batch->nrm + 3 * i, *v = batch->vrel + 3 * i;
     const PetscReal  gap = batch->gap[i], m = batch->meff[i];
@@ -143,6 +145,29 @@ static PetscErrorCode DemContactLawCompute_HertzMindlin(DemContactLaw law, const
       for (int j = 0; j < 3; j++) out->fdamp[3 * i + j] = -cn * vn * n[j] + fdt[j];
     if (out->eslip) out->eslip[i] = es;
   }
+}
+
+static void DemHertzMindlinBatch_Generic(DemContactLaw law, const DemContactBatch *batch, PetscReal dt, PetscBool commit, DemContactForces *out)
+{
+  DemHertzMindlinBatch_Inline(law, batch, dt, commit, out);
+}
+#if DEM_HAVE_ISA_V3
+DEM_ISA_V3 static void DemHertzMindlinBatch_V3(DemContactLaw law, const DemContactBatch *batch, PetscReal dt, PetscBool commit, DemContactForces *out)
+{
+  DemHertzMindlinBatch_Inline(law, batch, dt, commit, out);
+}
+#endif
+
+static PetscErrorCode DemContactLawCompute_HertzMindlin(DemContactLaw law, const DemContactBatch *batch, PetscReal dt, PetscBool commit, DemContactForces *out)
+{
+  PetscFunctionBegin;
+#if DEM_HAVE_ISA_V3
+  if (DemIsaV3()) {
+    DemHertzMindlinBatch_V3(law, batch, dt, commit, out);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  DemHertzMindlinBatch_Generic(law, batch, dt, commit, out);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

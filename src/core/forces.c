@@ -220,6 +220,20 @@ void DemContactForcesOffset_Private(const DemContactForces *cols, PetscInt c0, D
   o->eslip    = cols->eslip + c0;
 }
 
+/* a contact's force F on body a at arm ra and -F on body b at arm rb, into the force and torque
+   columns f and t */
+static inline __attribute__((always_inline)) void DemPairForceApply(PetscReal *restrict f, PetscReal *restrict t, PetscInt a, PetscInt b, const PetscReal ra[3], const PetscReal rb[3], const PetscReal F[3])
+{
+  f[3 * a] += F[0], f[3 * a + 1] += F[1], f[3 * a + 2] += F[2];
+  f[3 * b] -= F[0], f[3 * b + 1] -= F[1], f[3 * b + 2] -= F[2];
+  t[3 * a] += ra[1] * F[2] - ra[2] * F[1];
+  t[3 * a + 1] += ra[2] * F[0] - ra[0] * F[2];
+  t[3 * a + 2] += ra[0] * F[1] - ra[1] * F[0];
+  t[3 * b] -= rb[1] * F[2] - rb[2] * F[1];
+  t[3 * b + 1] -= rb[2] * F[0] - rb[0] * F[2];
+  t[3 * b + 2] -= rb[0] * F[1] - rb[1] * F[0];
+}
+
 static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, PetscBool want_jacobian, PetscBool commit, PetscBool fast, DemForceOut *out)
 {
   DemBodyStore     *bs = &sim->bodies;
@@ -305,17 +319,21 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
     }
   }
   PetscCall(DemContactsDetectGroups(sim, st, skip));
-  {
-    const PetscReal *v = st->v, *w = st->w;
-    PetscReal       *vr = sim->vrel;
-    for (PetscInt c = 0; c < cl->n; c++) {
-      PetscInt         a = cl->a[c], b = cl->b[c];
-      const PetscReal *ra = cl->ra + 3 * c, *rb = cl->rb + 3 * c, *wa = w + 3 * a, *wb = w + 3 * b;
-      PetscReal        im = bs->inv_m[a] + bs->inv_m[b];
+  { /* restrict-qualified copies: the stores into vrel and meff do not make the compiler
+       reload the columns (the same arithmetic in the same order) */
+    const PetscReal *restrict v = st->v, *restrict w = st->w, *restrict invm = bs->inv_m;
+    const PetscReal *restrict cra = cl->ra, *restrict crb = cl->rb;
+    const PetscInt *restrict  ca = cl->a, *restrict cb = cl->b;
+    PetscReal *restrict       vr = sim->vrel, *restrict meff = sim->meff;
+    const PetscInt            nc = cl->n;
+    for (PetscInt c = 0; c < nc; c++) {
+      PetscInt         a = ca[c], b = cb[c];
+      const PetscReal *ra = cra + 3 * c, *rb = crb + 3 * c, *wa = w + 3 * a, *wb = w + 3 * b;
+      PetscReal        im = invm[a] + invm[b];
       vr[3 * c]     = (v[3 * a] + wa[1] * ra[2] - wa[2] * ra[1]) - (v[3 * b] + wb[1] * rb[2] - wb[2] * rb[1]);
       vr[3 * c + 1] = (v[3 * a + 1] + wa[2] * ra[0] - wa[0] * ra[2]) - (v[3 * b + 1] + wb[2] * rb[0] - wb[0] * rb[2]);
       vr[3 * c + 2] = (v[3 * a + 2] + wa[0] * ra[1] - wa[1] * ra[0]) - (v[3 * b + 2] + wb[0] * rb[1] - wb[1] * rb[0]);
-      sim->meff[c]  = im > 0 ? 1.0 / im : PETSC_MAX_REAL;
+      meff[c]       = im > 0 ? 1.0 / im : PETSC_MAX_REAL;
     }
   }
   /* contact laws, one call per law batch */
@@ -326,38 +344,37 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
     DemContactForcesOffset_Private(cf, sim->lawstart[l], &o);
     PetscCall(DemContactLawCompute(sim->laws[l], &cb, sim->dt, commit, &o));
   }
-  /* assembly */
-  for (PetscInt c = 0; c < cl->n; c++) {
-    PetscInt         a = cl->a[c], b = cl->b[c];
-    const PetscReal *n = cl->nrm + 3 * c, *ra = cl->ra + 3 * c, *rb = cl->rb + 3 * c;
-    PetscReal        F[3];
-    F[0] = cf->fn[c] * n[0] + cf->ft[3 * c];
-    F[1] = cf->fn[c] * n[1] + cf->ft[3 * c + 1];
-    F[2] = cf->fn[c] * n[2] + cf->ft[3 * c + 2];
-    f[3 * a] += F[0], f[3 * a + 1] += F[1], f[3 * a + 2] += F[2];
-    f[3 * b] -= F[0], f[3 * b + 1] -= F[1], f[3 * b + 2] -= F[2];
-    t[3 * a] += ra[1] * F[2] - ra[2] * F[1];
-    t[3 * a + 1] += ra[2] * F[0] - ra[0] * F[2];
-    t[3 * a + 2] += ra[0] * F[1] - ra[1] * F[0];
-    t[3 * b] -= rb[1] * F[2] - rb[2] * F[1];
-    t[3 * b + 1] -= rb[2] * F[0] - rb[0] * F[2];
-    t[3 * b + 2] -= rb[0] * F[1] - rb[1] * F[0];
-    out->pe_contact += cf->energy[c];
-    out->dissip_rate += cf->dissip[c];
-    out->eslip += cf->eslip[c];
-    if (out->fd) {
-      const PetscReal *D = cf->fdamp + 3 * c;
-      PetscReal       *fd = out->fd, *td = out->td;
-      fd[3 * a] += D[0], fd[3 * a + 1] += D[1], fd[3 * a + 2] += D[2];
-      fd[3 * b] -= D[0], fd[3 * b + 1] -= D[1], fd[3 * b + 2] -= D[2];
-      td[3 * a] += ra[1] * D[2] - ra[2] * D[1];
-      td[3 * a + 1] += ra[2] * D[0] - ra[0] * D[2];
-      td[3 * a + 2] += ra[0] * D[1] - ra[1] * D[0];
-      td[3 * b] -= rb[1] * D[2] - rb[2] * D[1];
-      td[3 * b + 1] -= rb[2] * D[0] - rb[0] * D[2];
-      td[3 * b + 2] -= rb[0] * D[1] - rb[1] * D[0];
+  /* assembly; restrict-qualified copies and the sums in locals (the stores into f, t, fd, td
+     do not make the compiler reload the columns and out's fields; the same additions in the
+     same order) */
+  {
+    const PetscInt *restrict  ca = cl->a, *restrict cb = cl->b, *restrict claw = cl->law;
+    const PetscReal *restrict nrm = cl->nrm, *restrict cra = cl->ra, *restrict crb = cl->rb, *restrict gap = cl->gap;
+    const PetscReal *restrict fn = cf->fn, *restrict ft = cf->ft, *restrict fdamp = cf->fdamp;
+    const PetscReal *restrict energy = cf->energy, *restrict dissip = cf->dissip, *restrict eslip = cf->eslip;
+    PetscReal *restrict       ff = f, *restrict tt = t, *restrict fd = out->fd, *restrict td = out->td;
+    DemContactLaw *const      laws = sim->laws;
+    const PetscInt            nc   = cl->n;
+    PetscReal                 pe = out->pe_contact, dr = out->dissip_rate, es = out->eslip;
+    PetscInt                  nact = out->ncontacts;
+    for (PetscInt c = 0; c < nc; c++) {
+      PetscInt         a = ca[c], b = cb[c];
+      const PetscReal *n = nrm + 3 * c, *ra = cra + 3 * c, *rb = crb + 3 * c;
+      PetscReal        F[3];
+      F[0] = fn[c] * n[0] + ft[3 * c];
+      F[1] = fn[c] * n[1] + ft[3 * c + 1];
+      F[2] = fn[c] * n[2] + ft[3 * c + 2];
+      DemPairForceApply(ff, tt, a, b, ra, rb, F);
+      pe += energy[c];
+      dr += dissip[c];
+      es += eslip[c];
+      if (fd) DemPairForceApply(fd, td, a, b, ra, rb, fdamp + 3 * c);
+      nact += gap[c] < laws[claw[c]]->activation; /* barrier laws: active below g_bar */
     }
-    out->ncontacts += cl->gap[c] < sim->laws[cl->law[c]]->activation; /* barrier laws: active below g_bar */
+    out->pe_contact  = pe;
+    out->dissip_rate = dr;
+    out->eslip       = es;
+    out->ncontacts   = nact;
   }
   /* a pair that is not in contact forgets its history */
   if (commit && sim->histsize > 0) {

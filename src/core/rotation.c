@@ -15,6 +15,7 @@
 #include <petscsys.h>
 #undef I /* <complex.h>, included by petscsys.h, defines I; dem.h uses I as a name */
 #include "dem.h"
+#include "quat_inline.h"
 
 /* Below this angle (rad) the Euler-vector conversions use Taylor series: the first omitted
    term is O(1e-24) relative, far below round-off, and no division by a tiny norm happens. */
@@ -68,43 +69,22 @@ void DemQuatNormalize(PetscReal q[4])
   }
 }
 
-/* R with R v = q v q*, for unit q. */
+/* R with R v = q v q*, for unit q (the arithmetic: quat_inline.h). */
 void DemQuatToMatrix(const PetscReal q[4], PetscReal R[9])
 {
-  PetscReal w = q[0], x = q[1], y = q[2], z = q[3];
-
-  R[0] = 1 - 2 * (y * y + z * z);
-  R[1] = 2 * (x * y - w * z);
-  R[2] = 2 * (x * z + w * y);
-  R[3] = 2 * (x * y + w * z);
-  R[4] = 1 - 2 * (x * x + z * z);
-  R[5] = 2 * (y * z - w * x);
-  R[6] = 2 * (x * z - w * y);
-  R[7] = 2 * (y * z + w * x);
-  R[8] = 1 - 2 * (x * x + y * y);
+  DemQuatToMatrix_Inline(q, R);
 }
 
-/* out = q v q* for unit q (body -> world), as v + w t + u x t with t = 2 u x v, u = (x,y,z). */
+/* out = q v q* for unit q (body -> world) (the arithmetic: quat_inline.h). */
 void DemQuatRotate(const PetscReal q[4], const PetscReal v[3], PetscReal out[3])
 {
-  PetscReal t[3], ut[3], vv[3] = {v[0], v[1], v[2]};
-
-  Cross3(&q[1], vv, t);
-  t[0] *= 2;
-  t[1] *= 2;
-  t[2] *= 2;
-  Cross3(&q[1], t, ut);
-  out[0] = vv[0] + q[0] * t[0] + ut[0];
-  out[1] = vv[1] + q[0] * t[1] + ut[1];
-  out[2] = vv[2] + q[0] * t[2] + ut[2];
+  DemQuatRotate_Inline(q, v, out);
 }
 
 /* out = q* v q for unit q (world -> body): the rotation by the conjugate quaternion. */
 void DemQuatRotateInv(const PetscReal q[4], const PetscReal v[3], PetscReal out[3])
 {
-  PetscReal qc[4] = {q[0], -q[1], -q[2], -q[3]};
-
-  DemQuatRotate(qc, v, out);
+  DemQuatRotateInv_Inline(q, v, out);
 }
 
 /* q = (cos(theta/2), sin(theta/2)/theta * theta_vec). sin(theta/2)/theta is replaced by its

@@ -20,11 +20,13 @@
   (body -> world, w,x,y,z); these are plain math functions without collectives.
 */
 #include "demimpl.h"
+#include "dem_isa.h"
+#include "quat_inline.h"
 
 /* body rotation by phi = tau pi_k / I_k (iI = 1/I) about principal axis k:
    q <- q o (cos phi/2, sin phi/2 e_k), pi <- R_k(phi)^T pi. The series constants are
    reciprocals (multiplications: this runs five times per body and step) */
-static inline void DemRotorSub(int k, PetscReal tau, const PetscReal iI[3], PetscReal q[4], PetscReal pi[3])
+static inline __attribute__((always_inline)) void DemRotorSub(int k, PetscReal tau, const PetscReal iI[3], PetscReal q[4], PetscReal pi[3])
 {
   const PetscReal phi = tau * pi[k] * iI[k], h = 0.5 * phi, h2 = h * h;
   const int       i = k == 2 ? 0 : k + 1, j = k == 0 ? 2 : k - 1;
@@ -51,16 +53,12 @@ static inline void DemRotorSub(int k, PetscReal tau, const PetscReal iI[3], Pets
   pi[j] = pi_j;
 }
 
-/*
-  DemRigidRotorStep_Private - advances q and the world angular velocity w of a body with
-  principal inertia I[3] (body frame) by dt of torque-free motion. Not collective.
-*/
-void DemRigidRotorStep_Private(const PetscReal I[3], PetscReal dt, PetscReal q[4], PetscReal w[3])
+static inline __attribute__((always_inline)) void DemRigidRotorStep_Inline(const PetscReal I[3], PetscReal dt, PetscReal q[4], PetscReal w[3])
 {
   PetscReal       R[9], pi[3], nq;
   const PetscReal iI[3] = {1 / I[0], 1 / I[1], 1 / I[2]};
 
-  DemQuatToMatrix(q, R); /* body -> world; R^T w is the body-frame angular velocity */
+  DemQuatToMatrix_Inline(q, R); /* body -> world; R^T w is the body-frame angular velocity */
   for (int k = 0; k < 3; k++) pi[k] = I[k] * (R[k] * w[0] + R[3 + k] * w[1] + R[6 + k] * w[2]);
   DemRotorSub(0, 0.5 * dt, iI, q, pi);
   DemRotorSub(1, 0.5 * dt, iI, q, pi);
@@ -69,7 +67,36 @@ void DemRigidRotorStep_Private(const PetscReal I[3], PetscReal dt, PetscReal q[4
   DemRotorSub(0, 0.5 * dt, iI, q, pi);
   nq = 1 / PetscSqrtReal(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   for (int k = 0; k < 4; k++) q[k] *= nq;
-  DemQuatToMatrix(q, R);
+  DemQuatToMatrix_Inline(q, R);
   for (int k = 0; k < 3; k++) pi[k] *= iI[k];
   for (int r = 0; r < 3; r++) w[r] = R[3 * r] * pi[0] + R[3 * r + 1] * pi[1] + R[3 * r + 2] * pi[2];
+}
+
+/* the step twice (dem_isa.h): for the baseline (MMDEM_ISA=generic: the arithmetic of the
+   out-of-line DemQuatToMatrix, bitwise as before) and for AVX2 with FMA (the products of the
+   matrices, the series and the sub-rotations fused: last-bit differences) */
+static void DemRigidRotorStep_Generic(const PetscReal I[3], PetscReal dt, PetscReal q[4], PetscReal w[3])
+{
+  DemRigidRotorStep_Inline(I, dt, q, w);
+}
+#if DEM_HAVE_ISA_V3
+DEM_ISA_V3 static void DemRigidRotorStep_V3(const PetscReal I[3], PetscReal dt, PetscReal q[4], PetscReal w[3])
+{
+  DemRigidRotorStep_Inline(I, dt, q, w);
+}
+#endif
+
+/*
+  DemRigidRotorStep_Private - advances q and the world angular velocity w of a body with
+  principal inertia I[3] (body frame) by dt of torque-free motion. Not collective.
+*/
+void DemRigidRotorStep_Private(const PetscReal I[3], PetscReal dt, PetscReal q[4], PetscReal w[3])
+{
+#if DEM_HAVE_ISA_V3
+  if (DemIsaV3()) {
+    DemRigidRotorStep_V3(I, dt, q, w);
+    return;
+  }
+#endif
+  DemRigidRotorStep_Generic(I, dt, q, w);
 }

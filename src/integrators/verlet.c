@@ -24,6 +24,7 @@
 */
 #include "demimpl.h"
 #include "dem_isa.h"
+#include "quat_inline.h"
 
 typedef struct {
   /* DemVerletIsotropic's answer and what it was decided for */
@@ -95,9 +96,9 @@ DEM_HOT_INLINE PetscReal DemVerletKickDrift_Inline(DemSim sim, PetscReal dt, con
       wi[2] += hI * t[3 * i + 2];
     } else {
       PetscReal tb[3], dw[3];
-      DemQuatRotateInv(q + 4 * i, t + 3 * i, tb);
+      DemQuatRotateInv_Inline(q + 4 * i, t + 3 * i, tb);
       tb[0] *= h * iI[3 * i], tb[1] *= h * iI[3 * i + 1], tb[2] *= h * iI[3 * i + 2];
-      DemQuatRotate(q + 4 * i, tb, dw);
+      DemQuatRotate_Inline(q + 4 * i, tb, dw);
       wi[0] += dw[0], wi[1] += dw[1], wi[2] += dw[2];
     }
     if (plane) vi[2] = 0, wi[0] = wi[1] = 0;
@@ -158,9 +159,9 @@ DEM_HOT_INLINE PetscReal DemVerletKickPower_Inline(DemSim sim, PetscReal h, cons
       wi[2] += hI * t[3 * i + 2];
     } else {
       PetscReal tb[3], dw[3];
-      DemQuatRotateInv(bs->q + 4 * i, t + 3 * i, tb);
+      DemQuatRotateInv_Inline(bs->q + 4 * i, t + 3 * i, tb);
       tb[0] *= h * iI[3 * i], tb[1] *= h * iI[3 * i + 1], tb[2] *= h * iI[3 * i + 2];
-      DemQuatRotate(bs->q + 4 * i, tb, dw);
+      DemQuatRotate_Inline(bs->q + 4 * i, tb, dw);
       wi[0] += dw[0], wi[1] += dw[1], wi[2] += dw[2];
     }
     if (plane) vi[2] = 0, wi[0] = wi[1] = 0;

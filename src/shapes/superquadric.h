@@ -45,14 +45,13 @@ typedef struct {
    distance between the bodies at the poses of that solve (relative position of the centres,
    orientations), which lets later steps skip the solve while the bodies cannot have moved
    that far */
-typedef struct {
+typedef struct { /* what a resting contact's solve reads and writes first (two cache lines) */
+  PetscReal sep;                  /* > 0: distance lower bound (m) at dx0, qa0, qb0 */
+  PetscBool valid, hasb;          /* hasb: Xb is set (not after a rebuild of the neighbour list) */
   PetscReal X[3], mu;
   PetscReal Xb[3];                /* the midway point in the body frame of b (m) */
-  PetscBool hasb;                 /* Xb is set (not after a rebuild of the neighbour list) */
   PetscReal al[2];                /* alpha_a, alpha_b of eq. (36) in solver units; 0: none */
-  PetscReal sep;                  /* > 0: distance lower bound (m) at dx0, qa0, qb0 */
   PetscReal dx0[3], qa0[4], qb0[4];
-  PetscBool valid;
 } DemSQWarm;
 
 /* result of one superquadric contact solve */
@@ -215,6 +214,9 @@ PETSC_EXTERN PetscReal      DemSQOBBSeparation_Private(const DemSQBody *A, const
    start, else by shape continuation (002 steps 1-5); overlap along the contact line (eq.
    (36)-(37)); Hertz radii. warm (may be NULL) is read and updated. */
 PETSC_EXTERN void           DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *warm, DemSQResult *res);
+/* superquadric_contact.c's superquadric/superquadric (asphere: sphere/superquadric) pair loop
+   compiled for AVX2 with FMA (superquadric_contact_v3.c; call only where DemIsaV3()) */
+PETSC_INTERN PetscErrorCode   DemCollideSQ_V3_Private(const DemPairBatch *, PetscReal skin, DemContactList *, PetscBool asphere);
 /* the unit sphere as a superquadric (a = b = c = 1, n1 = n2 = 2), for sphere-superquadric */
 PETSC_EXTERN const DemSQGeom *DemSQUnitSphere_Private(void);
 /* geometry and counters of a superquadric DemShape (NULL if the shape is not one) */

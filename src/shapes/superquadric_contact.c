@@ -55,9 +55,12 @@
   tolerance (002, "Settling": Newton iterations are skipped in the static regime).
   The narrow-phase time the shape reports is process CPU time. Each body's rotation matrix is
   computed once per collider call (the shape's per-body cache; a body takes part in several
-  pairs).
+  pairs). superquadric_contact_v3.c compiles the superquadric/superquadric and sphere/
+  superquadric pair loop with the whole solver a second time, for AVX2 with FMA (dem_isa.h);
+  the plane collider and DemSQCollide_Private exist only here.
 */
 #include "superquadric.h"
+#include "dem_isa.h"
 #include <string.h>
 #include <time.h>
 
@@ -471,10 +474,12 @@ static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQ
   }
 }
 
+#if !defined(DEM_SQ_CONTACT_V3)
 void DemSQCollide_Private(const DemSQBody *A, const DemSQBody *B, DemSQWarm *warm, DemSQResult *res)
 {
   DemSQCollideRot(A, A->R, B, B->R, warm, res);
 }
+#endif
 
 /* ---------------------------------------------------------------- colliders */
 
@@ -512,6 +517,27 @@ static inline const PetscReal *DemSQFrame(PetscReal *fR, int64_t *fst, int64_t c
     fst[i] = call;
   }
   return C;
+}
+
+/* the colliders' prefilter over pairs k, k + 1, ... of a batch (bodies pa[k], pb[k], index
+   pidx[k] in the neighbour list): passes over those whose margin m[p] at the reference poses
+   exceeds the two bodies' motion bounds M since then by more than guard, and returns the first
+   pair it does not pass over (n: none). A pair passed over on its separation certificate's
+   margin (kind[p]) is counted in *ncert, when the shape of its body so[k] is last (else the
+   pass stops there: the caller counts it for its shape). Out of line, so that its few values
+   stay in registers: it runs over most pairs of the list. */
+static __attribute__((noinline)) PetscInt DemSQPrefilterPass(PetscInt k, PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscInt cap, PetscReal guard, const PetscInt *so, const PetscInt *shape, PetscInt last, PetscInt64 *ncert)
+{
+  PetscInt64 nc = 0;
+
+  for (; k < n; k++) {
+    const PetscInt p = pidx[k];
+    if (!(p < cap && m[p] - M[pa[k]] - M[pb[k]] > guard)) break;
+    if ((kind[p] != 0) & (shape[so[k]] != last)) break; /* no branch on kind: it is random */
+    nc += kind[p];
+  }
+  *ncert += nc;
+  return k;
 }
 
 /* the pairs of a batch between two bodies that are superquadrics or spheres (sphere first) */
@@ -556,26 +582,34 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
     guard = 1e-6 * rmax;
   }
   for (PetscInt k = 0; k < npair; k++) {
-    const PetscInt   a = pa[k], b = pbb[k], p = pidx ? pidx[k] : PETSC_MAX_INT;
+    PetscInt         a, b, p;
     const PetscReal *qa, *qb, *sh, *RA, *RB;
     DemSQBody        A, B;
     DemSQWarm       *w = NULL;
     DemSQResult      r;
     PetscReal        d2, dx[3], rs;
 
-    /* the prefilter: a pair shown apart at the reference poses by more than the two bodies
-       could have moved since is skipped at the cost of three loads. A margin comes from a
+    /* the prefilter (DemSQPrefilterPass): a pair shown apart at the reference poses by more
+       than the two bodies could have moved since is passed over. A margin comes from a
        bounding-sphere rejection below (then the test below would reject it again) or from the
        pair's current separation certificate (then the certificate test below would skip it:
        its motion since the certificate is at most the motion bounds since the reference at
        both times, the rotation part by the subadditivity of sin(theta/2)); so the prefilter
        changes nothing but the work. */
-    if (p < pcap && pm[p] - pM[a] - pM[b] > guard) {
-      if (pk[p]) { /* a certificate's: counted as the certificate test counts it */
-        const PetscInt so = bs->shape[asphere ? b : a];
-        if (so != lastso) stso = DemShapeSuperquadricStats_Private(sim->shapes[so]), lastso = so;
-        stso->skipped++;
-      }
+    if (pcap) {
+      PetscInt64     ncert = 0;
+      const PetscInt k0    = k;
+      k = DemSQPrefilterPass(k, npair, pa, pbb, pidx, pm, pM, pk, pcap, guard, asphere ? pbb : pa, bs->shape, lastso, &ncert);
+      if (ncert) stso->skipped += ncert;
+      npre += k - k0;
+      if (k == npair) break;
+    }
+    a = pa[k], b = pbb[k], p = pidx ? pidx[k] : PETSC_MAX_INT;
+    if (p < pcap && pm[p] - pM[a] - pM[b] > guard) { /* a certificate's of another shape than the last */
+      const PetscInt so = bs->shape[asphere ? b : a];
+      stso   = DemShapeSuperquadricStats_Private(sim->shapes[so]);
+      lastso = so;
+      stso->skipped++;
       npre++;
       continue;
     }
@@ -690,11 +724,28 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(DEM_SQ_CONTACT_V3)
+/* superquadric_contact_v3.c: the pair loop above compiled for AVX2 with FMA */
+PetscErrorCode DemCollideSQ_V3_Private(const DemPairBatch *pb, PetscReal skin, DemContactList *out, PetscBool asphere)
+{
+  return DemCollideSQ(pb, skin, out, asphere);
+}
+#else
+/* the pair loop of this file, or its copy compiled for AVX2 with FMA where the processor has
+   them (dem_isa.h: the results differ in the last bits; MMDEM_ISA=generic for this copy) */
+static PetscErrorCode DemCollideSQIsa(const DemPairBatch *pb, PetscReal skin, DemContactList *out, PetscBool asphere)
+{
+  #if DEM_HAVE_ISA_V3
+  if (DemIsaV3()) return DemCollideSQ_V3_Private(pb, skin, out, asphere);
+  #endif
+  return DemCollideSQ(pb, skin, out, asphere);
+}
+
 PETSC_EXTERN PetscErrorCode DemCollide_SuperquadricSuperquadric(DemShapeKind, DemShapeKind, const DemPairBatch *, PetscReal, DemContactList *);
 PetscErrorCode DemCollide_SuperquadricSuperquadric(DemShapeKind ka, DemShapeKind kb, const DemPairBatch *pb, PetscReal skin, DemContactList *out)
 {
   PetscFunctionBegin;
-  PetscCall(DemCollideSQ(pb, skin, out, PETSC_FALSE));
+  PetscCall(DemCollideSQIsa(pb, skin, out, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(collider, "superquadric/superquadric", DemCollide_SuperquadricSuperquadric)
@@ -703,7 +754,7 @@ PETSC_EXTERN PetscErrorCode DemCollide_SphereSuperquadric(DemShapeKind, DemShape
 PetscErrorCode DemCollide_SphereSuperquadric(DemShapeKind ka, DemShapeKind kb, const DemPairBatch *pb, PetscReal skin, DemContactList *out)
 {
   PetscFunctionBegin;
-  PetscCall(DemCollideSQ(pb, skin, out, PETSC_TRUE));
+  PetscCall(DemCollideSQIsa(pb, skin, out, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(collider, "sphere/superquadric", DemCollide_SphereSuperquadric)
@@ -765,3 +816,4 @@ PetscErrorCode DemCollide_SuperquadricPlane(DemShapeKind ka, DemShapeKind kb, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 DEM_STYLE(collider, "superquadric/plane", DemCollide_SuperquadricPlane)
+#endif

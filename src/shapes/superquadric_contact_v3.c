@@ -1,0 +1,16 @@
+/*
+  superquadric_contact_v3.c - the superquadric/superquadric and sphere/superquadric pair loop of
+  superquadric_contact.c with its contact solver, compiled for AVX2 with FMA (dem_isa.h; the
+  colliders there call it, DemCollideSQ_V3_Private, where DemIsaV3()). The solver's static
+  functions are in this copy (the out-of-line helpers of superquadric.c - the shape function
+  of n1 != n2, the box test - are not). A fused multiply-add rounds once, so results differ
+  from the baseline copy's in the last bits (MMDEM_ISA=generic runs the baseline copy).
+  Static regime of benchmarks/superquadric_settle (n = 10, callgrind): 3425 -> 3114
+  instructions per contact pair per step of the whole program.
+*/
+#include "dem_isa.h"
+#if DEM_HAVE_ISA_V3
+  #pragma GCC target("avx2,fma")
+  #define DEM_SQ_CONTACT_V3 1
+  #include "superquadric_contact.c"
+#endif
