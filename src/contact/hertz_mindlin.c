@@ -88,7 +88,7 @@ static PetscErrorCode DemContactLawSetFromConfig_HertzMindlin(DemContactLaw law,
 
 /* the loop over a batch, compiled twice (dem_isa.h): for the baseline and for AVX2 with FMA
    (its products fused: last-bit differences; MMDEM_ISA=generic keeps the baseline) */
-static inline __attribute__((always_inline)) void DemHertzMindlinBatch_Inline(DemContactLaw law, const DemContactBatch *batch, PetscReal dt, PetscBool commit, DemContactForces *out)
+DEM_HOT_INLINE void DemHertzMindlinBatch_Inline(DemContactLaw law, const DemContactBatch *batch, PetscReal dt, PetscBool commit, DemContactForces *out)
 {
   const DemContactLaw_HertzMindlin *hm = (const DemContactLaw_HertzMindlin *)law->data;
   const PetscReal                   Es = hm->Estar, Gs = hm->Gstar, xi = hm->xi, mu_s = hm->mu_s, mu_d = hm->mu_d;

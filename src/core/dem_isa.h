@@ -5,7 +5,7 @@
   baseline's in the last bits (a fused multiply-add rounds once), so for results bitwise
   identical across machines set MMDEM_ISA=generic in the environment.
   Usage in a hot file:
-    static inline __attribute__((always_inline)) void Body(args) { ... }
+    DEM_HOT_INLINE void Body(args) { ... }   (demimpl.h: forced inline except in sanitizer builds)
     static void Loop_Generic(args) { Body(args); }
     #if DEM_HAVE_ISA_V3
     DEM_ISA_V3 static void Loop_V3(args) { Body(args); }

@@ -222,7 +222,7 @@ void DemContactForcesOffset_Private(const DemContactForces *cols, PetscInt c0, D
 
 /* a contact's force F on body a at arm ra and -F on body b at arm rb, into the force and torque
    columns f and t */
-static inline __attribute__((always_inline)) void DemPairForceApply(PetscReal *restrict f, PetscReal *restrict t, PetscInt a, PetscInt b, const PetscReal ra[3], const PetscReal rb[3], const PetscReal F[3])
+DEM_HOT_INLINE void DemPairForceApply(PetscReal *restrict f, PetscReal *restrict t, PetscInt a, PetscInt b, const PetscReal ra[3], const PetscReal rb[3], const PetscReal F[3])
 {
   f[3 * a] += F[0], f[3 * a + 1] += F[1], f[3 * a + 2] += F[2];
   f[3 * b] -= F[0], f[3 * b + 1] -= F[1], f[3 * b + 2] -= F[2];

@@ -4,11 +4,11 @@
   the same arithmetic as the out-of-line DemQuatToMatrix (rotation.c), which calls it.
 */
 #pragma once
-#include <petscsys.h>
+#include "demimpl.h" /* DEM_HOT_INLINE */
 
 /* R with R v = q v q* (row-major), for unit q: DemQuatToMatrix's arithmetic, inlined where a
    loop is compiled twice (dem_isa.h; rotor.c) */
-static inline __attribute__((always_inline)) void DemQuatToMatrix_Inline(const PetscReal q[4], PetscReal R[9])
+DEM_HOT_INLINE void DemQuatToMatrix_Inline(const PetscReal q[4], PetscReal R[9])
 {
   PetscReal w = q[0], x = q[1], y = q[2], z = q[3];
 
@@ -25,7 +25,7 @@ static inline __attribute__((always_inline)) void DemQuatToMatrix_Inline(const P
 
 /* out = q v q* for unit q (body -> world), as v + w t + u x t with t = 2 u x v, u = (x,y,z):
    DemQuatRotate's arithmetic (rotation.c) */
-static inline __attribute__((always_inline)) void DemQuatRotate_Inline(const PetscReal q[4], const PetscReal v[3], PetscReal out[3])
+DEM_HOT_INLINE void DemQuatRotate_Inline(const PetscReal q[4], const PetscReal v[3], PetscReal out[3])
 {
   const PetscReal v0 = v[0], v1 = v[1], v2 = v[2], x = q[1], y = q[2], z = q[3];
   const PetscReal t0 = 2 * (y * v2 - z * v1), t1 = 2 * (z * v0 - x * v2), t2 = 2 * (x * v1 - y * v0);
@@ -36,7 +36,7 @@ static inline __attribute__((always_inline)) void DemQuatRotate_Inline(const Pet
 }
 
 /* out = q* v q for unit q (world -> body): the rotation by the conjugate quaternion */
-static inline __attribute__((always_inline)) void DemQuatRotateInv_Inline(const PetscReal q[4], const PetscReal v[3], PetscReal out[3])
+DEM_HOT_INLINE void DemQuatRotateInv_Inline(const PetscReal q[4], const PetscReal v[3], PetscReal out[3])
 {
   const PetscReal qc[4] = {q[0], -q[1], -q[2], -q[3]};
 

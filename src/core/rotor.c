@@ -26,7 +26,7 @@
 /* body rotation by phi = tau pi_k / I_k (iI = 1/I) about principal axis k:
    q <- q o (cos phi/2, sin phi/2 e_k), pi <- R_k(phi)^T pi. The series constants are
    reciprocals (multiplications: this runs five times per body and step) */
-static inline __attribute__((always_inline)) void DemRotorSub(int k, PetscReal tau, const PetscReal iI[3], PetscReal q[4], PetscReal pi[3])
+DEM_HOT_INLINE void DemRotorSub(int k, PetscReal tau, const PetscReal iI[3], PetscReal q[4], PetscReal pi[3])
 {
   const PetscReal phi = tau * pi[k] * iI[k], h = 0.5 * phi, h2 = h * h;
   const int       i = k == 2 ? 0 : k + 1, j = k == 0 ? 2 : k - 1;
@@ -53,7 +53,7 @@ static inline __attribute__((always_inline)) void DemRotorSub(int k, PetscReal t
   pi[j] = pi_j;
 }
 
-static inline __attribute__((always_inline)) void DemRigidRotorStep_Inline(const PetscReal I[3], PetscReal dt, PetscReal q[4], PetscReal w[3])
+DEM_HOT_INLINE void DemRigidRotorStep_Inline(const PetscReal I[3], PetscReal dt, PetscReal q[4], PetscReal w[3])
 {
   PetscReal       R[9], pi[3], nq;
   const PetscReal iI[3] = {1 / I[0], 1 / I[1], 1 / I[2]};

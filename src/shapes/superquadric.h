@@ -113,7 +113,7 @@ PETSC_EXTERN PetscReal DemSQEvalGeneral_Private(const DemSQGeom *, const PetscRe
 /* f, gradient and Hessian (xx, yy, zz, xy, xz, yz) in the body frame, eq. (12), (14)-(17); H may
    be NULL. The separable case inline: the colliders' inner loops call it four times per
    contact solve. */
-static inline __attribute__((always_inline)) PetscReal DemSQEval_Private(const DemSQGeom *g, const PetscReal x[3], PetscReal grad[3], PetscReal H[6])
+DEM_HOT_INLINE PetscReal DemSQEval_Private(const DemSQGeom *g, const PetscReal x[3], PetscReal grad[3], PetscReal H[6])
 {
   if (g->same) { /* separable: f = u^n + v^n + w^n - 1; the common blockiness 2, 4, 10 first */
     const PetscReal u = PetscAbsReal(x[0]) * g->ia, v = PetscAbsReal(x[1]) * g->ib, w = PetscAbsReal(x[2]) * g->ic;
@@ -150,7 +150,7 @@ static inline __attribute__((always_inline)) PetscReal DemSQEval_Private(const D
 /* curvature of the level surface through a point with gradient g and Hessian H (any frame):
    mean |K_mean| (eq. (39)) and sqrt of the Gaussian curvature (eq. (40)); Km or Kg may be NULL.
    Inline for the colliders (two per contact solve); DemSQCurvatures_Private is the same. */
-static inline __attribute__((always_inline)) void DemSQCurvaturesInline_Private(const PetscReal g[3], const PetscReal H[6], PetscReal *Km, PetscReal *Kg)
+DEM_HOT_INLINE void DemSQCurvaturesInline_Private(const PetscReal g[3], const PetscReal H[6], PetscReal *Km, PetscReal *Kg)
 {
   const PetscReal hxx = H[0], hyy = H[1], hzz = H[2], hxy = H[3], hxz = H[4], hyz = H[5];
   const PetscReal gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2], gn = PetscSqrtReal(gg);
@@ -171,7 +171,7 @@ static inline __attribute__((always_inline)) void DemSQCurvaturesInline_Private(
 /* Hertz radius from the gradient and Hessian of F at a surface point in a frame whose lengths
    are `unit` metres (curvature scales as 1/length): 1/K limited by q R_vol (eq. (38)-(40));
    inline for the colliders, DemSQHertzRadiusFrom_Private is the same */
-static inline __attribute__((always_inline)) PetscReal DemSQHertzRadiusFromInline_Private(const DemSQGeom *g, PetscReal s, const PetscReal grad[3], const PetscReal H[6], PetscReal unit)
+DEM_HOT_INLINE PetscReal DemSQHertzRadiusFromInline_Private(const DemSQGeom *g, PetscReal s, const PetscReal grad[3], const PetscReal H[6], PetscReal unit)
 {
   PetscReal Km = 0, Kg = 0, K, Rmax = s * g->qlimit * g->rvol;
 

@@ -83,7 +83,7 @@ typedef struct {
    DemSQSideHess turns into solver coordinates when a Newton step needs it. For a separable
    shape (n1 = n2) the body-frame Hessian costs three products more than the gradient, so the
    system is evaluated once with it and the Jacobian assembled only when a step is taken. */
-static inline __attribute__((always_inline)) PetscReal DemSQSideEval(const DemSQSide *S, const PetscReal X[3], PetscReal gw[3], PetscReal Hl[6], PetscReal y[3])
+DEM_HOT_INLINE PetscReal DemSQSideEval(const DemSQSide *S, const PetscReal X[3], PetscReal gw[3], PetscReal Hl[6], PetscReal y[3])
 {
   const PetscReal *R = S->R;
   const PetscReal  d0 = X[0] - S->c[0], d1 = X[1] - S->c[1], d2 = X[2] - S->c[2], k = S->kap;
@@ -301,7 +301,7 @@ static void DemSQStageGeom(const DemSQGeom *g, PetscReal t, DemSQGeom *h)
    evaluation, within the last step of the root. Newton stops after a step below 1e-5
    (solver units): by quadratic convergence the root is then known to ~1e-10 L, far below any
    overlap a contact law acts on. */
-static inline __attribute__((always_inline)) PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal gl[3], PetscReal Hl[6])
+DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal gl[3], PetscReal Hl[6])
 {
   const PetscReal *R = S->R, k = S->kap;
   PetscReal        y0[3], nl[3], y[3];
