@@ -469,24 +469,8 @@ static PetscErrorCode DemHookeFusedSP(const DemContactLaw_Hooke *hk, DemSim sim,
     }
     DemHookeContact_Private(hk, n, vr, gap, m, bs->radius[a], hk->hertz, h, dt, commit, &fn, ft, &dfn, &cn, &kt, &en, &dis, &slip, D, &es);
     for (int j = 0; j < 3; j++) F[j] = fn * n[j] + ft[j];
-    f[3 * a] += F[0], f[3 * a + 1] += F[1], f[3 * a + 2] += F[2];
-    f[3 * b] -= F[0], f[3 * b + 1] -= F[1], f[3 * b + 2] -= F[2];
-    t[3 * a] += la[1] * F[2] - la[2] * F[1];
-    t[3 * a + 1] += la[2] * F[0] - la[0] * F[2];
-    t[3 * a + 2] += la[0] * F[1] - la[1] * F[0];
-    t[3 * b] -= lb[1] * F[2] - lb[2] * F[1];
-    t[3 * b + 1] -= lb[2] * F[0] - lb[0] * F[2];
-    t[3 * b + 2] -= lb[0] * F[1] - lb[1] * F[0];
-    if (fd) {
-      fd[3 * a] += D[0], fd[3 * a + 1] += D[1], fd[3 * a + 2] += D[2];
-      fd[3 * b] -= D[0], fd[3 * b + 1] -= D[1], fd[3 * b + 2] -= D[2];
-      td[3 * a] += la[1] * D[2] - la[2] * D[1];
-      td[3 * a + 1] += la[2] * D[0] - la[0] * D[2];
-      td[3 * a + 2] += la[0] * D[1] - la[1] * D[0];
-      td[3 * b] -= lb[1] * D[2] - lb[2] * D[1];
-      td[3 * b + 1] -= lb[2] * D[0] - lb[0] * D[2];
-      td[3 * b + 2] -= lb[0] * D[1] - lb[1] * D[0];
-    }
+    DemPairForceApply_Private(f, t, a, b, la, lb, F);
+    if (fd) DemPairForceApply_Private(fd, td, a, b, la, lb, D);
     sum->pe += en;
     sum->es += es;
     sum->dr += dis;

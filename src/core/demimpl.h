@@ -27,6 +27,20 @@
   #define DEM_HOT_INLINE static inline __attribute__((always_inline))
 #endif
 
+/* a contact's force F on body a at arm ra and -F on body b at arm rb, into the force and torque
+   columns f and t (forces.c, jacobian.c, hooke_fused.c) */
+DEM_HOT_INLINE void DemPairForceApply_Private(PetscReal *restrict f, PetscReal *restrict t, PetscInt a, PetscInt b, const PetscReal ra[3], const PetscReal rb[3], const PetscReal F[3])
+{
+  f[3 * a] += F[0], f[3 * a + 1] += F[1], f[3 * a + 2] += F[2];
+  f[3 * b] -= F[0], f[3 * b + 1] -= F[1], f[3 * b + 2] -= F[2];
+  t[3 * a] += ra[1] * F[2] - ra[2] * F[1];
+  t[3 * a + 1] += ra[2] * F[0] - ra[0] * F[2];
+  t[3 * a + 2] += ra[0] * F[1] - ra[1] * F[0];
+  t[3 * b] -= rb[1] * F[2] - rb[2] * F[1];
+  t[3 * b + 1] -= rb[2] * F[0] - rb[0] * F[2];
+  t[3 * b + 2] -= rb[0] * F[1] - rb[1] * F[0];
+}
+
 /* PETSc-style dispatch: a required slot raises an error naming the class and type */
 #define DemUseMethod(obj, OP, ...) \
   do { \

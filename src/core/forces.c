@@ -220,20 +220,6 @@ void DemContactForcesOffset_Private(const DemContactForces *cols, PetscInt c0, D
   o->eslip    = cols->eslip + c0;
 }
 
-/* a contact's force F on body a at arm ra and -F on body b at arm rb, into the force and torque
-   columns f and t */
-DEM_HOT_INLINE void DemPairForceApply(PetscReal *restrict f, PetscReal *restrict t, PetscInt a, PetscInt b, const PetscReal ra[3], const PetscReal rb[3], const PetscReal F[3])
-{
-  f[3 * a] += F[0], f[3 * a + 1] += F[1], f[3 * a + 2] += F[2];
-  f[3 * b] -= F[0], f[3 * b + 1] -= F[1], f[3 * b + 2] -= F[2];
-  t[3 * a] += ra[1] * F[2] - ra[2] * F[1];
-  t[3 * a + 1] += ra[2] * F[0] - ra[0] * F[2];
-  t[3 * a + 2] += ra[0] * F[1] - ra[1] * F[0];
-  t[3 * b] -= rb[1] * F[2] - rb[2] * F[1];
-  t[3 * b + 1] -= rb[2] * F[0] - rb[0] * F[2];
-  t[3 * b + 2] -= rb[0] * F[1] - rb[1] * F[0];
-}
-
 static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, PetscBool want_jacobian, PetscBool commit, PetscBool fast, DemForceOut *out)
 {
   DemBodyStore     *bs = &sim->bodies;
@@ -364,11 +350,11 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
       F[0] = fn[c] * n[0] + ft[3 * c];
       F[1] = fn[c] * n[1] + ft[3 * c + 1];
       F[2] = fn[c] * n[2] + ft[3 * c + 2];
-      DemPairForceApply(ff, tt, a, b, ra, rb, F);
+      DemPairForceApply_Private(ff, tt, a, b, ra, rb, F);
       pe += energy[c];
       dr += dissip[c];
       es += eslip[c];
-      if (fd) DemPairForceApply(fd, td, a, b, ra, rb, fdamp + 3 * c);
+      if (fd) DemPairForceApply_Private(fd, td, a, b, ra, rb, fdamp + 3 * c);
       nact += gap[c] < laws[claw[c]]->activation; /* barrier laws: active below g_bar */
     }
     out->pe_contact  = pe;

@@ -356,14 +356,7 @@ PetscErrorCode DemForcesDissipative_Private(DemSim sim, PetscReal *fd, PetscReal
       PetscReal        En = E[0] * n[0] + E[1] * n[1] + E[2] * n[2];
       for (int j = 0; j < 3; j++) D[j] += E[j] - En * n[j];
     }
-    fd[3 * a] += D[0], fd[3 * a + 1] += D[1], fd[3 * a + 2] += D[2];
-    fd[3 * b] -= D[0], fd[3 * b + 1] -= D[1], fd[3 * b + 2] -= D[2];
-    td[3 * a] += ra[1] * D[2] - ra[2] * D[1];
-    td[3 * a + 1] += ra[2] * D[0] - ra[0] * D[2];
-    td[3 * a + 2] += ra[0] * D[1] - ra[1] * D[0];
-    td[3 * b] -= rb[1] * D[2] - rb[2] * D[1];
-    td[3 * b + 1] -= rb[2] * D[0] - rb[0] * D[2];
-    td[3 * b + 2] -= rb[0] * D[1] - rb[1] * D[0];
+    DemPairForceApply_Private(fd, td, a, b, ra, rb, D);
   }
   PetscCall(DemSimConstrain(sim, fd, td));
   PetscFunctionReturn(PETSC_SUCCESS);

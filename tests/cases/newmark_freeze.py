@@ -40,23 +40,15 @@ L = 2 * R * 5            # bench.py: 2 R max(3, round(sqrt(N / 4)))
 H0 = 0.0011 + 100 / 25.0 * 2.0 * 2 * R * 1.2
 tc = 6.61197e-06         # mmdem's shortest collision time of the fill (check), as bench.py
 dtmax = 50 * 2 * tc / math.pi
-YAML = """name: newmark_freeze
+YAML = ("""name: newmark_freeze
 domain: {lo: [0, 0, 0], hi: [%r, %r, %r], periodic: [true, true, false]}
 gravity: [0, 0, -9.81]
-materials:
-  glass: {density: 2500, youngs_modulus: 63.0e9, poisson_ratio: 0.22, restitution: 0.3, friction: 0.5}
-contact:
-  - {pair: default, law: hertz_mindlin}
-shapes:
-  bead: {type: sphere, radius: 0.001}
-bodies:
+""" + dc.GLASS_BEADS + """bodies:
   - {shape: bead, material: glass, random: {count: 100, region: {lo: [0, 0, 0.0011], hi: [%r, %r, %r]}, seed: 5}}
-walls:
-  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: glass, name: floor}
-integrator: {type: newmark, dt: %r, dt_max: %r, beta: 0.3025, gamma: 0.6, max_iterations: 15}
+""" + dc.FLOOR + """integrator: {type: newmark, dt: %r, dt_max: %r, beta: 0.3025, gamma: 0.6, max_iterations: 15}
 run: {end_time: 0.02}
 output: {thermo_every: 1, vtk_every: -1}
-""" % (L, L, H0 + 0.01, L, L, H0, tc, dtmax)
+""") % (L, L, H0 + 0.01, L, L, H0, tc, dtmax)
 y = os.path.join(tmp, "pour.yaml")
 open(y, "w").write(YAML)
 res = {}

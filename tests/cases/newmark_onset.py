@@ -51,17 +51,9 @@ xi = abs(math.log(EREST)) / math.sqrt(math.pi ** 2 + math.log(EREST) ** 2)
 YAML = """name: newmark_onset
 domain: {lo: [-0.005, -0.005, -0.005], hi: [0.005, 0.005, 0.01]}
 gravity: [0, 0, -9.81]
-materials:
-  glass: {density: 2500, youngs_modulus: 63.0e9, poisson_ratio: 0.22, restitution: 0.3, friction: 0.5}
-contact:
-  - {pair: default, law: hertz_mindlin}
-shapes:
-  bead: {type: sphere, radius: 0.001}
-bodies:
+""" + dc.GLASS_BEADS + """bodies:
   - {shape: bead, material: glass, list: [{x: [0, 0, %r], v: [0, 0, %r]}]}
-walls:
-  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: glass, name: floor}
-integrator: {type: newmark, dt: %r, beta: 0.3025, gamma: 0.6, max_iterations: 15}
+""" + dc.FLOOR + """integrator: {type: newmark, dt: %r, beta: 0.3025, gamma: 0.6, max_iterations: 15}
 run: {end_time: %r}
 output: {thermo_every: 1, vtk_every: -1, track: [0]}
 """

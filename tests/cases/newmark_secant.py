@@ -41,17 +41,9 @@ R, v0, mu, g = 0.001, 0.02, 0.5, 9.81
 YAML = """name: newmark_secant
 domain: {lo: [0, 0, 0], hi: [0.1, 0.01, 0.01], periodic: [true, true, false]}
 gravity: [0, 0, -9.81]
-materials:
-  glass: {density: 2500, youngs_modulus: 63.0e9, poisson_ratio: 0.22, restitution: 0.3, friction: 0.5}
-contact:
-  - {pair: default, law: hertz_mindlin}
-shapes:
-  bead: {type: sphere, radius: 0.001}
-bodies:
+""" + dc.GLASS_BEADS + """bodies:
   - {shape: bead, material: glass, list: [{x: [0.005, 0.005, 0.001], v: [0.02, 0, 0]}]}
-walls:
-  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: glass, name: floor}
-integrator: {type: newmark, dt: 2.1e-4, beta: 0.3, gamma: 0.5, stall_iterations: 0, freeze_cycles: false}
+""" + dc.FLOOR + """integrator: {type: newmark, dt: 2.1e-4, beta: 0.3, gamma: 0.5, stall_iterations: 0, freeze_cycles: false}
 run: {end_time: 0.01}
 output: {thermo_every: 1, vtk_every: -1, track: [0]}
 """

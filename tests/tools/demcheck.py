@@ -19,6 +19,21 @@ G = 9.81
 failures = 0
 
 
+# the stiff glass beads of the newmark cases (r = 1 mm, E = 63 GPa as 000's piles) with
+# Hertz-Mindlin: the materials, contact and shapes blocks of a run description (then bodies,
+# then FLOOR)
+GLASS_BEADS = """materials:
+  glass: {density: 2500, youngs_modulus: 63.0e9, poisson_ratio: 0.22, restitution: 0.3, friction: 0.5}
+contact:
+  - {pair: default, law: hertz_mindlin}
+shapes:
+  bead: {type: sphere, radius: 0.001}
+"""
+FLOOR = """walls:
+  - {type: plane, point: [0, 0, 0], normal: [0, 0, 1], material: glass, name: floor}
+"""
+
+
 def ok(name, detail=""):
     print("ok - %s%s" % (name, (": " + detail) if detail else ""))
     sys.stdout.flush()
