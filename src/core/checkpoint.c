@@ -766,7 +766,16 @@ PetscErrorCode DemCheckpointStreamFile_Private(DemSim sim, const char path[], Pe
       snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(b.ioerr));
       unlink(tmp);
       good = 0;
+    } else if (!sync && unlink(path) && errno != ENOENT) { /* see below */
+      snprintf(err, errlen, "cannot replace '%s': %s", path, strerror(errno));
+      unlink(tmp);
+      good = 0;
     } else if (rename(tmp, path)) {
+      /* Without sync (the guard's last good state, rewritten at every thermo step) the old
+         file is unlinked first: a rename over an existing file makes ext4 (auto_da_alloc)
+         start and wait for the new file's writeback, ~1.1 ms per call on this project's
+         machines against ~0.05 ms for unlink + rename (measured, 1000 2-KB files); this
+         file needs no durability, only to be whole, which the .tmp file still ensures */
       snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
       unlink(tmp);
       good = 0;
