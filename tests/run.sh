@@ -7,7 +7,8 @@
 # the test programs and case scripts of those names (tests/cases/sanitize.sh uses it).
 # JOBS=N (default: the number of cores) runs up to N test programs or scripts at once; each
 # one's block ("== NAME: ...") is printed whole when it finishes. Scripts with a
-# "# test-timeout:" line (the long ones: builds inside) start first.
+# "# test-timeout:" line (the long ones: builds inside) start first, then those with a
+# "# test-cost: SECONDS" line, the most costly first.
 set -u
 mode=${1:-quick}
 cd "$(dirname "$0")/.."
@@ -50,12 +51,21 @@ list=()
 for t in "$BUILD"/tests/*; do [ -f "$t" ] && [ -x "$t" ] && list+=("$(basename "$t")	$t"); done
 scripts=(tests/cases/*.sh)
 [ "$mode" = validate ] && scripts+=(tests/validate/*.sh)
-long=(); short=()
+# then the scripts with a "# test-cost: SECONDS" line (measured run time, the longest first, so that
+# none of them is left running alone at the end), then the unit programs and the other scripts
+long=(); costly=(); short=()
 for s in "${scripts[@]}"; do
   [ -f "$s" ] || continue
-  if [ -n "$(own_limit "$s")" ]; then long+=("$(basename "$s" .sh)	bash $s"); else short+=("$(basename "$s" .sh)	bash $s"); fi
+  c=$(sed -n 's/^# test-cost: *\([0-9]*\).*/\1/p' "$s" | head -n 1)
+  if [ -n "$(own_limit "$s")" ]; then long+=("$(basename "$s" .sh)	bash $s")
+  elif [ -n "$c" ]; then costly+=("$c $(basename "$s" .sh)	bash $s")
+  else short+=("$(basename "$s" .sh)	bash $s"); fi
 done
-list=("${long[@]}" "${list[@]}" "${short[@]}")
+sorted=()
+if [ "${#costly[@]}" -gt 0 ]; then
+  while IFS= read -r line; do sorted+=("${line#* }"); done < <(printf '%s\n' "${costly[@]}" | sort -t ' ' -k1,1nr)
+fi
+list=("${long[@]}" "${sorted[@]}" "${list[@]}" "${short[@]}")
 running=0; started=0
 for item in "${list[@]}"; do
   name=${item%%	*}; cmd=${item#*	}

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-cost: 22 (seconds in a CI run; tests/run.sh starts the costly scripts first)
 # checkpoint.sh - checkpoints and restart (DESIGN.md "Output": output.checkpoint_every and
 # `mmdem run FILE --restart CHECKPOINT` continue "to the bitwise-same result as an uninterrupted
 # run"; src/core/checkpoint.c, src/core/guard.c).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-cost: 48 (seconds in a CI run; tests/run.sh starts the costly scripts first)
 # compare.sh - `mmdem compare` (src/core/compare.c) on the experiments of config/experiments
 # and `mmdem plot` (src/core/plot.c). The numbers are checked in compare.py against analytic
 # values; here: the commands run, a variant that fails or is not registered is reported in

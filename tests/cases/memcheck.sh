@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-cost: 48 (seconds in a CI run; tests/run.sh starts the costly scripts first)
 # memcheck.sh - `make memcheck` inside `make test` (about a minute on 2 cores): mmdem under
 # valgrind on quick runs (a run stopped by a signal, its restart, a NaN failure, a
 # configuration error, a truncated checkpoint), each with zero errors and no definite leak

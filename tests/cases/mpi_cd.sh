@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-cost: 26 (seconds in a CI run; tests/run.sh starts the costly scripts first)
 # cd (apgd) on 1 and 2 MPI ranks agrees within 1e-8, with identical iteration counts (warm starts migrate with their pairs; mpi_implicit.py).
 # The warm starts travel point to point with their pairs (decomp.c DemDecompRoute): from the
 # MMDEM_DECOMP_VERBOSE counts of the 2-rank run, every entry sent is received (sums equal,

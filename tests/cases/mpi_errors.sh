@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-cost: 19 (seconds in a CI run; tests/run.sh starts the costly scripts first)
 # mpi_errors.sh - on 2 MPI ranks every rank validates the run description and an error on any
 # rank stops all of them with one message (issue 9; src/core/decomp.c, DemDecompAgree_Private):
 #   - configuration errors name file:line:col (an unknown key, an mpi.grid whose product is not

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-cost: 79 (seconds in a CI run; tests/run.sh starts the costly scripts first)
 # plugins.sh - plugins as shared objects (src/core/dem_plugin.h, src/core/plugin.c):
 #  - the example plugins (plugins/*.c) build with the copyable plugins/Makefile
 #  - loading from the command line (--plugin), from MMDEM_PLUGIN_PATH and from the YAML
