@@ -712,10 +712,9 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
         if (!(r.Fmid < 0)) continue; /* counted; no overlap to report from the best iterate */
       }
     }
-    if (r.gap < skin) {
-      PetscInt c;
-      PetscCall(DemContactListAppend(out, &c));
-      DemSQAppend(out, c, a, b, pb->pair ? pb->pair[k] : -1, &r, A.x, B.x);
+    if (r.gap < skin) { /* appended in place (as sphere.c's pair loop): DemSQAppend sets every column */
+      if (out->n == out->cap) PetscCall(DemContactListReserve(out, PetscMax(64, 2 * out->cap)));
+      DemSQAppend(out, out->n++, a, b, pb->pair ? pb->pair[k] : -1, &r, A.x, B.x);
     }
   }
   if (stpre) stpre->prefiltered += npre;
