@@ -71,6 +71,9 @@ typedef struct {
   PetscReal    *pfx, *pfq, *pfM, *pfm;
   int64_t      *pfgid;
   unsigned char *pfk;
+  /* the colliders' index scratch (DemShapeSuperquadricScratch_Private) */
+  PetscInt      icap;
+  PetscInt     *idx;
 } DemShape_Superquadric;
 
 static PetscErrorCode DemShapeSetFromConfig_Superquadric(DemShape, DemNode);
@@ -414,6 +417,21 @@ PetscErrorCode DemShapeSuperquadricFrames_Private(DemShape s, PetscInt n, PetscR
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode DemShapeSuperquadricScratch_Private(DemShape s, PetscInt n, PetscInt **idx)
+{
+  DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
+
+  PetscFunctionBegin;
+  if (n > sq->icap) { /* grows with the batch size (pairs of the neighbour list), not per step */
+    PetscInt cap = PetscMax(n, 2 * sq->icap);
+    PetscCall(PetscFree(sq->idx));
+    PetscCall(PetscMalloc1(cap, &sq->idx));
+    sq->icap = cap;
+  }
+  *idx = sq->idx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DemShapeSuperquadricPrefilter_Private(DemShape s, DemSim sim, const PetscReal *x, const PetscReal *q, PetscInt nb, const PetscReal **M, PetscReal **m, unsigned char **kind, PetscInt *cap)
 {
   DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
@@ -640,6 +658,7 @@ static PetscErrorCode DemShapeDestroy_Superquadric(DemShape s)
   PetscCall(PetscFree2(sq->fR, sq->fstamp));
   PetscCall(PetscFree4(sq->pfx, sq->pfq, sq->pfM, sq->pfgid));
   PetscCall(PetscFree2(sq->pfm, sq->pfk));
+  PetscCall(PetscFree(sq->idx));
   PetscCall(DemHistoryMapFree(&sq->map));
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -236,6 +236,8 @@ PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricFrames_Private(DemShape, Petsc
    minus the margin (-PETSC_MAX_REAL: none); m[p] - M[a] - M[b] > 0 then shows the pair still
    apart. kind[p] is the collider's note of where m[p] came from. */
 PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricPrefilter_Private(DemShape, DemSim, const PetscReal *x, const PetscReal *q, PetscInt nb, const PetscReal **M, PetscReal **m, unsigned char **kind, PetscInt *cap);
+/* an index scratch of at least n entries for one collider call (grows, never per step) */
+PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricScratch_Private(DemShape, PetscInt n, PetscInt **idx);
 /* the store's slot arrays after bringing them up to the current neighbour list, for a fast
    path (slot `pair` is the pair's when pair < cap and its ids match; else call the above) */
 PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricWarmArrays_Private(DemShape, DemSim, PetscInt *cap, const int64_t **ga, const int64_t **gb, DemSQWarm **w);

@@ -519,25 +519,40 @@ static inline const PetscReal *DemSQFrame(PetscReal *fR, int64_t *fst, int64_t c
   return C;
 }
 
-/* the colliders' prefilter over pairs k, k + 1, ... of a batch (bodies pa[k], pb[k], index
-   pidx[k] in the neighbour list): passes over those whose margin m[p] at the reference poses
-   exceeds the two bodies' motion bounds M since then by more than guard, and returns the first
-   pair it does not pass over (n: none). A pair passed over on its separation certificate's
-   margin (kind[p]) is counted in *ncert, when the shape of its body so[k] is last (else the
-   pass stops there: the caller counts it for its shape). Out of line, so that its few values
-   stay in registers: it runs over most pairs of the list. */
-static __attribute__((noinline)) PetscInt DemSQPrefilterPass(PetscInt k, PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscInt cap, PetscReal guard, const PetscInt *so, const PetscInt *shape, PetscInt last, PetscInt64 *ncert)
+/* the colliders' prefilter over the pairs of a batch (bodies pa[k], pb[k], index pidx[k] in
+   the neighbour list): passes over those whose margin m[p] at the reference poses exceeds the
+   two bodies' motion bounds M since then by more than guard, and writes the others' k to todo
+   (returns their number). A pair passed over on its separation certificate's margin (kind[p])
+   is counted in *ncert when the shape of its body so[k] is own (else it goes to todo: the
+   caller counts it for its shape). No branch on the outcome (random in a packed bed); one
+   pass before the solves instead of one call per solved pair (superquadric_settle README,
+   session 12). Each pair's outcome depends only on its own m[p], which only that pair's
+   turn in the pair loop changes, so filtering first is the same as filtering in turn. */
+static PetscInt DemSQPrefilterCompact(PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscInt cap, PetscReal guard, const PetscInt *so, const PetscInt *shape, PetscInt own, PetscInt *todo, PetscInt64 *ncert)
 {
   PetscInt64 nc = 0;
+  PetscInt   nt = 0;
 
-  for (; k < n; k++) {
-    const PetscInt p = pidx[k];
-    if (!(p < cap && m[p] - M[pa[k]] - M[pb[k]] > guard)) break;
-    if ((kind[p] != 0) & (shape[so[k]] != last)) break; /* no branch on kind: it is random */
-    nc += kind[p];
+  if (!so) { /* every pair's index below cap and every pair's shape own: the common case */
+    for (PetscInt k = 0; k < n; k++) {
+      const PetscInt p    = pidx[k];
+      const int      pass = m[p] - M[pa[k]] - M[pb[k]] > guard;
+      todo[nt] = k;
+      nt += !pass;
+      nc += pass & (kind[p] != 0);
+    }
+  } else {
+    for (PetscInt k = 0; k < n; k++) {
+      const PetscInt p    = pidx[k];
+      const int      pass = p < cap && m[p] - M[pa[k]] - M[pb[k]] > guard;
+      const int      cert = pass && kind[p] != 0, mine = shape[so[k]] == own;
+      todo[nt] = k;
+      nt += (!pass) | (cert & !mine);
+      nc += cert & mine;
+    }
   }
   *ncert += nc;
-  return k;
+  return nt;
 }
 
 /* the pairs of a batch between two bodies that are superquadrics or spheres (sphere first) */
@@ -560,9 +575,11 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   const PetscReal *pM = NULL;
   PetscReal       *pm = NULL, guard = 0;
   unsigned char   *pk = NULL;
-  PetscInt         pcap = 0, lastso = -1;
+  PetscInt         pcap = 0, ntodo;
   PetscInt64       npre = 0;
-  DemSQStats      *stso = NULL, *stpre = NULL;
+  DemSQStats      *stpre = NULL;
+  PetscInt        *todo = NULL;
+  PetscBool        mixed = PETSC_TRUE;
 
   PetscFunctionBegin;
   PetscCall(DemSimGetBodies(sim, &bs));
@@ -581,7 +598,29 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
        for (the rotation bound's sqrt(1 - c^2) resolves ~1e-8 of r) */
     guard = 1e-6 * rmax;
   }
-  for (PetscInt k = 0; k < npair; k++) {
+  /* the prefilter (DemSQPrefilterCompact): a pair shown apart at the reference poses by more
+     than the two bodies could have moved since is passed over. A margin comes from a
+     bounding-sphere rejection below (then the test below would reject it again) or from the
+     pair's current separation certificate (then the certificate test below would skip it:
+     its motion since the certificate is at most the motion bounds since the reference at
+     both times, the rotation part by the subadditivity of sin(theta/2)); so the prefilter
+     changes nothing but the work. */
+  ntodo = npair;
+  if (pcap) {
+    PetscInt64     ncert = 0;
+    const PetscInt so0   = bs->shape[asphere ? pbb[0] : pa[0]];
+    PetscInt       nsq   = 0;
+    for (PetscInt i = 0; i < sim->nshape; i++) nsq += DemShapeSuperquadricGeom_Private(sim->shapes[i]) ? 1 : 0;
+    PetscCall(DemShapeSuperquadricScratch_Private(sim->shapes[so0], npair, &todo));
+    /* one superquadric shape, and the batch's pair indices (forces.c: nl->pairidx, below
+       nl.npairs) below pcap: the short loop, and no pair passed over goes to todo */
+    mixed = nsq == 1 && sim->nl.npairs <= pcap ? PETSC_FALSE : PETSC_TRUE;
+    ntodo = DemSQPrefilterCompact(npair, pa, pbb, pidx, pm, pM, pk, pcap, guard, mixed ? (asphere ? pbb : pa) : NULL, bs->shape, so0, todo, &ncert);
+    stpre->skipped += ncert;
+    npre = npair - ntodo;
+  }
+  for (PetscInt t = 0; t < ntodo; t++) {
+    const PetscInt   k = todo ? todo[t] : t;
     PetscInt         a, b, p;
     const PetscReal *qa, *qb, *sh, *RA, *RB;
     DemSQBody        A, B;
@@ -589,26 +628,9 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
     DemSQResult      r;
     PetscReal        d2, dx[3], rs;
 
-    /* the prefilter (DemSQPrefilterPass): a pair shown apart at the reference poses by more
-       than the two bodies could have moved since is passed over. A margin comes from a
-       bounding-sphere rejection below (then the test below would reject it again) or from the
-       pair's current separation certificate (then the certificate test below would skip it:
-       its motion since the certificate is at most the motion bounds since the reference at
-       both times, the rotation part by the subadditivity of sin(theta/2)); so the prefilter
-       changes nothing but the work. */
-    if (pcap) {
-      PetscInt64     ncert = 0;
-      const PetscInt k0    = k;
-      k = DemSQPrefilterPass(k, npair, pa, pbb, pidx, pm, pM, pk, pcap, guard, asphere ? pbb : pa, bs->shape, lastso, &ncert);
-      if (ncert) stso->skipped += ncert;
-      npre += k - k0;
-      if (k == npair) break;
-    }
     a = pa[k], b = pbb[k], p = pidx ? pidx[k] : PETSC_MAX_INT;
-    if (p < pcap && pm[p] - pM[a] - pM[b] > guard) { /* a certificate's of another shape than the last */
-      const PetscInt so = bs->shape[asphere ? b : a];
-      stso   = DemShapeSuperquadricStats_Private(sim->shapes[so]);
-      lastso = so;
+    if (mixed && p < pcap && pm[p] - pM[a] - pM[b] > guard) { /* a certificate's of another shape than the batch's first */
+      DemSQStats *stso = DemShapeSuperquadricStats_Private(sim->shapes[bs->shape[asphere ? b : a]]);
       stso->skipped++;
       npre++;
       continue;
