@@ -230,10 +230,12 @@ static PetscBool DemSQNewton(const DemSQSide S[2], PetscReal Z[4], PetscReal tol
   DemSQSys  buf, *s = sys, *t = &buf;
 
   DemSQSystem(S, Z, PETSC_FALSE, s);
+  if (s->rel <= tol && !(Z[3] == 0)) return PETSC_TRUE; /* a resting contact's warm start, mostly */
   for (PetscInt it = 0; it < DEM_SQ_MAXIT; it++) {
-    PetscReal dZ[4], rhs[4] = {-s->Phi[0], -s->Phi[1], -s->Phi[2], -s->Phi[3]}, lam = 1, J[16];
+    PetscReal dZ[4], rhs[4], lam = 1, J[16];
     PetscBool ok = PETSC_FALSE;
-    if (s->rel <= tol && !(Z[3] == 0)) break;
+    if (it && s->rel <= tol && !(Z[3] == 0)) break;
+    for (int k = 0; k < 4; k++) rhs[k] = -s->Phi[k];
     if (!s->hl) DemSQSystem(S, Z, PETSC_TRUE, s); /* non-separable shapes: the Hessians now */
     DemSQJacobian(S, Z, s);
     for (int k = 0; k < 16; k++) J[k] = s->J[k];
@@ -539,7 +541,7 @@ static PetscInt DemSQPrefilterCompact(PetscInt n, const PetscInt *pa, const Pets
       const int      pass = m[p] - M[pa[k]] - M[pb[k]] > guard;
       todo[nt] = k;
       nt += !pass;
-      nc += pass & (kind[p] != 0);
+      nc += pass & kind[p]; /* kind is 0 or 1 */
     }
   } else {
     for (PetscInt k = 0; k < n; k++) {
