@@ -222,19 +222,18 @@ static inline PetscBool DemSQSolve4(PetscReal A[16], PetscReal b[4], PetscReal x
   return PETSC_TRUE;
 }
 
-/* Newton with backtracking on ||Phi||^2 from Z; Z holds the last accepted iterate and *sys
-   the system there. The Jacobian is assembled only at points from which a step is taken (a
-   trial point of the line search that meets the tolerance needs none). */
-static PetscBool DemSQNewton(const DemSQSide S[2], PetscReal Z[4], PetscReal tol, PetscInt *its, DemSQSys *sys)
+/* Newton with backtracking on ||Phi||^2 from Z, where *sys holds the system (DemSQNewton
+   evaluated it); Z holds the last accepted iterate and *sys the system there. The Jacobian is
+   assembled only at points from which a step is taken (a trial point of the line search that
+   meets the tolerance needs none). */
+static PetscBool DemSQNewtonSteps(const DemSQSide S[2], PetscReal Z[4], PetscReal tol, PetscInt *its, DemSQSys *sys)
 {
   DemSQSys  buf, *s = sys, *t = &buf;
 
-  DemSQSystem(S, Z, PETSC_FALSE, s);
-  if (s->rel <= tol && !(Z[3] == 0)) return PETSC_TRUE; /* a resting contact's warm start, mostly */
   for (PetscInt it = 0; it < DEM_SQ_MAXIT; it++) {
     PetscReal dZ[4], rhs[4], lam = 1, J[16];
     PetscBool ok = PETSC_FALSE;
-    if (it && s->rel <= tol && !(Z[3] == 0)) break;
+    if (it && s->rel <= tol && !(Z[3] == 0)) break; /* (the caller checked the start point) */
     for (int k = 0; k < 4; k++) rhs[k] = -s->Phi[k];
     if (!s->hl) DemSQSystem(S, Z, PETSC_TRUE, s); /* non-separable shapes: the Hessians now */
     DemSQJacobian(S, Z, s);
@@ -268,6 +267,14 @@ static PetscBool DemSQNewton(const DemSQSide S[2], PetscReal Z[4], PetscReal tol
   }
   if (s != sys) *sys = *s;
   return sys->rel <= tol ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* Newton from Z: the system there, then the steps if it does not meet the tolerance */
+DEM_HOT_INLINE PetscBool DemSQNewton(const DemSQSide S[2], PetscReal Z[4], PetscReal tol, PetscInt *its, DemSQSys *sys)
+{
+  DemSQSystem(S, Z, PETSC_FALSE, sys);
+  if (sys->rel <= tol && !(Z[3] == 0)) return PETSC_TRUE; /* a resting contact's warm start, mostly */
+  return DemSQNewtonSteps(S, Z, tol, its, sys);
 }
 
 /* the stage-t shape of the continuation: half-axes and blockiness between the volume-
