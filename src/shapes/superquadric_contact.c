@@ -135,7 +135,7 @@ static inline void DemSQSideHess(const DemSQSide *S, const PetscReal Hl[6], Pets
 }
 
 typedef struct {
-  PetscReal Phi[4], J[16], F[2], ga[3], gb[3], Hl[2][6], merit, rel;
+  PetscReal Phi[4], F[2], ga[3], gb[3], Hl[2][6], merit, rel;
   PetscBool hl; /* Hl holds the body-frame Hessians at this point */
 } DemSQSys;
 
@@ -164,10 +164,11 @@ static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], Petsc
   }
 }
 
-/* J of eq. (25) at the point of s (evaluated with its Hessians) */
-static inline void DemSQJacobian(const DemSQSide S[2], const PetscReal Z[4], DemSQSys *s)
+/* J of eq. (25) at the point of s (evaluated with its Hessians); J is not part of s, so that
+   the system of an accepted iterate is copied without it */
+static inline void DemSQJacobian(const DemSQSide S[2], const PetscReal Z[4], const DemSQSys *s, PetscReal J[16])
 {
-  PetscReal       Ha[6], Hb[6], *J = s->J;
+  PetscReal       Ha[6], Hb[6];
   const PetscReal mu = Z[3], m2 = mu * mu;
 
   DemSQSideHess(&S[0], s->Hl[0], Ha);
@@ -236,15 +237,15 @@ static PetscBool DemSQNewtonSteps(const DemSQSide S[2], PetscReal Z[4], PetscRea
     if (it && s->rel <= tol && !(Z[3] == 0)) break; /* (the caller checked the start point) */
     for (int k = 0; k < 4; k++) rhs[k] = -s->Phi[k];
     if (!s->hl) DemSQSystem(S, Z, PETSC_TRUE, s); /* non-separable shapes: the Hessians now */
-    DemSQJacobian(S, Z, s);
-    for (int k = 0; k < 16; k++) J[k] = s->J[k];
+    DemSQJacobian(S, Z, s, J);
     if (!DemSQSolve4(J, rhs, dZ)) {
       /* singular: two flat faces (n >= 4: f's Hessian vanishes at a face's centre) aligned,
          the midway point free to slide along them. grad F_a + mu^2 grad F_b is then
          stationary in those directions; a Levenberg-Marquardt term on the X block picks the
          step of least length there (dX = 0 along an exactly flat direction) */
       PetscReal sc = 0;
-      for (int k = 0; k < 16; k++) J[k] = s->J[k], sc = PetscMax(sc, PetscAbsReal(J[k]));
+      DemSQJacobian(S, Z, s, J); /* again: the elimination overwrote it */
+      for (int k = 0; k < 16; k++) sc = PetscMax(sc, PetscAbsReal(J[k]));
       J[0] += 1e-8 * sc, J[5] += 1e-8 * sc, J[10] += 1e-8 * sc;
       for (int k = 0; k < 4; k++) rhs[k] = -s->Phi[k];
       if (!DemSQSolve4(J, rhs, dZ)) break;
