@@ -135,7 +135,7 @@ static inline void DemSQSideHess(const DemSQSide *S, const PetscReal Hl[6], Pets
 }
 
 typedef struct {
-  PetscReal Phi[4], F[2], ga[3], gb[3], Hl[2][6], merit, rel;
+  PetscReal Phi[4], F[2], ga[3], gb[3], Hl[2][6], merit, rel, na; /* na = |ga| */
   PetscBool hl; /* Hl holds the body-frame Hessians at this point */
 } DemSQSys;
 
@@ -156,7 +156,7 @@ static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], Petsc
   s->Phi[3] = s->F[0] - s->F[1];
   s->merit  = s->Phi[0] * s->Phi[0] + s->Phi[1] * s->Phi[1] + s->Phi[2] * s->Phi[2] + s->Phi[3] * s->Phi[3];
   {
-    PetscReal na = PetscSqrtReal(s->ga[0] * s->ga[0] + s->ga[1] * s->ga[1] + s->ga[2] * s->ga[2]);
+    PetscReal na = s->na = PetscSqrtReal(s->ga[0] * s->ga[0] + s->ga[1] * s->ga[1] + s->ga[2] * s->ga[2]);
     PetscReal nb = PetscSqrtReal(s->gb[0] * s->gb[0] + s->gb[1] * s->gb[1] + s->gb[2] * s->gb[2]);
     PetscReal rg = PetscSqrtReal(s->Phi[0] * s->Phi[0] + s->Phi[1] * s->Phi[1] + s->Phi[2] * s->Phi[2]) / (na + m2 * nb + 1e-300);
     PetscReal rf = PetscAbsReal(s->Phi[3]) / (s->F[0] + s->F[1] + 2);
@@ -434,8 +434,7 @@ static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQ
   res->converged = ok;
   res->Fmid      = sys.F[0];
   /* contact line through X along n = grad F_a / |grad F_a| (from a towards b), eq. (36)-(37) */
-  nn = PetscSqrtReal(sys.ga[0] * sys.ga[0] + sys.ga[1] * sys.ga[1] + sys.ga[2] * sys.ga[2]);
-  nn = nn > 0 ? 1 / nn : 0;
+  nn = sys.na > 0 ? 1 / sys.na : 0; /* |grad F_a|, from the system */
 #pragma GCC unroll 3
   for (int j = 0; j < 3; j++) nv[j] = nn > 0 ? sys.ga[j] * nn : (S[1].c[j] - S[0].c[j]);
   aa = DemSQLineRoot(&S[0], Z, nv, warmline ? warm->al[0] : 0, warmline ? PETSC_FALSE : PETSC_TRUE, gra, Ha);
