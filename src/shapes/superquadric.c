@@ -454,13 +454,14 @@ PetscErrorCode DemShapeSuperquadricPrefilter_Private(DemShape s, DemSim sim, con
     if (sim->nl.npairs > sq->pfcap) {
       PetscInt c = PetscMax(sim->nl.npairs, 2 * sq->pfcap);
       PetscCall(PetscFree2(sq->pfm, sq->pfk));
-      PetscCall(PetscMalloc2(c, &sq->pfm, c, &sq->pfk));
+      PetscCall(PetscMalloc2(c, &sq->pfm, c + 4, &sq->pfk)); /* + 4: the colliders read kind as 32-bit words */
       sq->pfcap = c;
     }
     PetscCall(PetscArraycpy(sq->pfx, x, 3 * nb));
     PetscCall(PetscArraycpy(sq->pfq, q, 4 * nb));
     PetscCall(PetscArraycpy(sq->pfgid, gid, nb));
     for (PetscInt p = 0; p < sq->pfcap; p++) sq->pfm[p] = -PETSC_MAX_REAL, sq->pfk[p] = 0;
+    for (PetscInt p = sq->pfcap; p < sq->pfcap + 4; p++) sq->pfk[p] = 0;
     sq->pfbuilds = sim->nl.nbuilds;
     sq->pfnb     = nb;
   }

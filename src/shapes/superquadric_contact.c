@@ -63,6 +63,9 @@
 #include "dem_isa.h"
 #include <string.h>
 #include <time.h>
+#if defined(DEM_SQ_CONTACT_V3)
+  #include <immintrin.h>
+#endif
 
 #define DEM_SQ_TOL      1e-6  /* ||Phi|| relative (see DemSQSystem) */
 #define DEM_SQ_TOL_MID  1e-6  /* intermediate continuation stages */
@@ -543,7 +546,50 @@ static PetscInt DemSQPrefilterCompact(PetscInt n, const PetscInt *pa, const Pets
   PetscInt   nt = 0;
 
   if (!so) { /* every pair's index below cap and every pair's shape own: the common case */
-    for (PetscInt k = 0; k < n; k++) {
+    PetscInt k = 0;
+#if defined(DEM_SQ_CONTACT_V3) && !defined(PETSC_USE_64BIT_INDICES)
+    /* four pairs at a time: the margins and motion bounds gathered, the same subtractions and
+       comparison per lane; the kept pairs' k packed to the front of the four (a shuffle per
+       mask) and stored, todo has room for n + 4; kind is read as 32-bit words at byte
+       offsets (its array has 4 bytes of padding) */
+    {
+      static const signed char pack[16][16] = {
+  #define DEM_L(i) 4 * (i), 4 * (i) + 1, 4 * (i) + 2, 4 * (i) + 3
+        {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(1), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(1), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(1), DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(1), DEM_L(2), -1, -1, -1, -1},
+        {DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(1), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(1), DEM_L(3), -1, -1, -1, -1},
+        {DEM_L(2), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(2), DEM_L(3), -1, -1, -1, -1},
+        {DEM_L(1), DEM_L(2), DEM_L(3), -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(1), DEM_L(2), DEM_L(3)},
+  #undef DEM_L
+      };
+      const __m256d gv = _mm256_set1_pd(guard);
+      const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), ff = _mm_set1_epi32(0xff), zero = _mm_setzero_si128();
+      for (; k + 4 <= n; k += 4) {
+        const __m128i vp = _mm_loadu_si128((const __m128i *)(pidx + k));
+        const __m128i va = _mm_loadu_si128((const __m128i *)(pa + k)), vb = _mm_loadu_si128((const __m128i *)(pb + k));
+        const __m256d d  = _mm256_sub_pd(_mm256_sub_pd(_mm256_i32gather_pd(m, vp, 8), _mm256_i32gather_pd(M, va, 8)), _mm256_i32gather_pd(M, vb, 8));
+        const int     pass = _mm256_movemask_pd(_mm256_cmp_pd(d, gv, _CMP_GT_OQ)), keep = ~pass & 15;
+        const __m128i kd   = _mm_and_si128(_mm_i32gather_epi32((const int *)kind, vp, 1), ff);
+        const int     cert = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(kd, zero)));
+        const __m128i ks   = _mm_add_epi32(_mm_set1_epi32((int)k), lane);
+        _mm_storeu_si128((__m128i *)(todo + nt), _mm_shuffle_epi8(ks, _mm_loadu_si128((const __m128i *)pack[keep])));
+        nt += __builtin_popcount((unsigned)keep);
+        nc += __builtin_popcount((unsigned)(cert & pass));
+      }
+    }
+#endif
+    for (; k < n; k++) {
       const PetscInt p    = pidx[k];
       const int      pass = m[p] - M[pa[k]] - M[pb[k]] > guard;
       todo[nt] = k;
@@ -620,7 +666,7 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
     const PetscInt so0   = bs->shape[asphere ? pbb[0] : pa[0]];
     PetscInt       nsq   = 0;
     for (PetscInt i = 0; i < sim->nshape; i++) nsq += DemShapeSuperquadricGeom_Private(sim->shapes[i]) ? 1 : 0;
-    PetscCall(DemShapeSuperquadricScratch_Private(sim->shapes[so0], npair, &todo));
+    PetscCall(DemShapeSuperquadricScratch_Private(sim->shapes[so0], npair + 4, &todo)); /* + 4: DemSQPrefilterCompact's stores of four */
     /* one superquadric shape, and the batch's pair indices (forces.c: nl->pairidx, below
        nl.npairs) below pcap: the short loop, and no pair passed over goes to todo */
     mixed = nsq == 1 && sim->nl.npairs <= pcap ? PETSC_FALSE : PETSC_TRUE;
