@@ -634,7 +634,7 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   PetscInt64       npre = 0;
   DemSQStats      *stpre = NULL;
   PetscInt        *todo = NULL;
-  PetscBool        mixed = PETSC_TRUE;
+  PetscBool        mixed = PETSC_TRUE, allframes = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(DemSimGetBodies(sim, &bs));
@@ -720,6 +720,11 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
       if (!st0) {
         st0 = st;
         PetscCall(DemShapeSuperquadricFrames_Private(own, bs->n + bs->nghost, &fR, &fst, &fcall));
+        if (2 * (ntodo - t) >= bs->n + bs->nghost) { /* a packed batch: every body's matrix now, in
+                                                       one pass (no cache check per pair) */
+          for (PetscInt i = 0; i < bs->n + bs->nghost; i++) DemQuatToMatrix(q + 4 * i, fR + 9 * i), fst[i] = fcall;
+          allframes = PETSC_TRUE;
+        }
       }
       if (pb->pair) PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &wga, &wgb, &warr));
     }
@@ -749,8 +754,8 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
         }
       }
     }
-    RA = asphere ? Rid : DemSQFrame(fR, fst, fcall, a, q);
-    RB = DemSQFrame(fR, fst, fcall, b, q);
+    RA = asphere ? Rid : allframes ? fR + 9 * a : DemSQFrame(fR, fst, fcall, a, q);
+    RB = allframes ? fR + 9 * b : DemSQFrame(fR, fst, fcall, b, q);
     if (!(w && w->valid)) { /* a pair solved last time is close: no box test */
       PetscReal sep;
       memcpy(A.R, RA, 9 * sizeof(PetscReal));
