@@ -623,7 +623,6 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   const DemSQGeom *gA = NULL, *gB = NULL;
   DemShape         own = NULL;
   PetscInt         wcap = 0;
-  const int64_t   *wga = NULL, *wgb = NULL;
   DemSQWarm       *warr = NULL;
   PetscReal       *fR   = NULL;
   int64_t         *fst  = NULL, fcall = 0;
@@ -726,7 +725,7 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
           allframes = PETSC_TRUE;
         }
       }
-      if (pb->pair) PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &wga, &wgb, &warr));
+      if (pb->pair) PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &warr));
     }
     A.g = gA;
     B.g = gB;
@@ -737,10 +736,10 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
       B.x[j] = x[3 * b + j] + sh[j];
     }
     if (pidx) {
-      if (p < wcap && wga[p] == bs->gid[a] && wgb[p] == bs->gid[b]) w = &warr[p];
+      if (p < wcap && warr[p].ga == bs->gid[a] && warr[p].gb == bs->gid[b]) w = &warr[p];
       else {
         PetscCall(DemShapeSuperquadricWarm_Private(own, sim, p, bs->gid[a], bs->gid[b], &w));
-        PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &wga, &wgb, &warr)); /* may have grown */
+        PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &warr)); /* may have grown */
       }
     }
     if (w && w->sep > skin) { /* still certainly farther apart than skin since the last solve? */
