@@ -54,8 +54,9 @@ typedef struct {
      neighbour list, checked against the pair's global ids; through a (gid_a, gid_b) map at
      each rebuild of the list */
   PetscInt      cap, nbuilds;
-  int64_t      *ga, *gb;
-  DemSQWarm    *w;
+  DemSQWarm    *w;     /* cap records, 64-byte aligned (in wraw): a record's first 64 bytes
+                          are one cache line */
+  void         *wraw;
   DemHistoryMap map;
   /* the colliders' rotation matrices, one per body and collider call (DemSQFrames_Private) */
   PetscInt      fcap;
@@ -71,6 +72,9 @@ typedef struct {
   PetscReal    *pfx, *pfq, *pfM, *pfm;
   int64_t      *pfgid;
   unsigned char *pfk;
+  /* the colliders' index scratch (DemShapeSuperquadricScratch_Private) */
+  PetscInt      icap;
+  PetscInt     *idx;
 } DemShape_Superquadric;
 
 static PetscErrorCode DemShapeSetFromConfig_Superquadric(DemShape, DemNode);
@@ -357,32 +361,28 @@ static void DemSQWarmUnpack(const PetscReal v[DEM_SQ_WARM_REALS], DemSQWarm *w)
 
 static PetscErrorCode DemSQWarmGrow(DemShape_Superquadric *sq, PetscInt n)
 {
-  int64_t   *ga, *gb;
   DemSQWarm *w;
+  char      *raw;
   PetscInt   cap;
 
   PetscFunctionBegin;
   if (n <= sq->cap) PetscFunctionReturn(PETSC_SUCCESS);
   cap = PetscMax(n, 2 * sq->cap);
-  PetscCall(PetscMalloc3(cap, &ga, cap, &gb, cap, &w));
-  if (sq->cap) {
-    PetscCall(PetscArraycpy(ga, sq->ga, sq->cap));
-    PetscCall(PetscArraycpy(gb, sq->gb, sq->cap));
-    PetscCall(PetscArraycpy(w, sq->w, sq->cap));
-  }
+  PetscCall(PetscMalloc1((size_t)cap * sizeof(DemSQWarm) + 64, &raw));
+  w = (DemSQWarm *)(raw + (64 - (size_t)((uintptr_t)raw % 64)) % 64);
+  if (sq->cap) PetscCall(PetscArraycpy(w, sq->w, sq->cap));
   for (PetscInt k = sq->cap; k < cap; k++) {
-    ga[k] = gb[k] = -1;
     PetscCall(PetscMemzero(&w[k], sizeof(w[k])));
+    w[k].ga = w[k].gb = -1;
   }
-  PetscCall(PetscFree3(sq->ga, sq->gb, sq->w));
-  sq->ga  = ga;
-  sq->gb  = gb;
-  sq->w   = w;
-  sq->cap = cap;
+  PetscCall(PetscFree(sq->wraw));
+  sq->wraw = raw;
+  sq->w    = w;
+  sq->cap  = cap;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DemShapeSuperquadricWarmArrays_Private(DemShape s, DemSim sim, PetscInt *cap, const int64_t **ga, const int64_t **gb, DemSQWarm **w)
+PetscErrorCode DemShapeSuperquadricWarmArrays_Private(DemShape s, DemSim sim, PetscInt *cap, DemSQWarm **w)
 {
   DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
   DemSQWarm             *dummy;
@@ -390,8 +390,6 @@ PetscErrorCode DemShapeSuperquadricWarmArrays_Private(DemShape s, DemSim sim, Pe
   PetscFunctionBegin;
   if (sq->nbuilds != sim->nl.nbuilds) PetscCall(DemShapeSuperquadricWarm_Private(s, sim, 0, -2, -2, &dummy)); /* migrates the slots */
   *cap = sq->cap;
-  *ga  = sq->ga;
-  *gb  = sq->gb;
   *w   = sq->w;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -411,6 +409,21 @@ PetscErrorCode DemShapeSuperquadricFrames_Private(DemShape s, PetscInt n, PetscR
   *R     = sq->fR;
   *stamp = sq->fstamp;
   *call  = ++sq->fcall;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemShapeSuperquadricScratch_Private(DemShape s, PetscInt n, PetscInt **idx)
+{
+  DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
+
+  PetscFunctionBegin;
+  if (n > sq->icap) { /* grows with the batch size (pairs of the neighbour list), not per step */
+    PetscInt cap = PetscMax(n, 2 * sq->icap);
+    PetscCall(PetscFree(sq->idx));
+    PetscCall(PetscMalloc1(cap, &sq->idx));
+    sq->icap = cap;
+  }
+  *idx = sq->idx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -436,13 +449,14 @@ PetscErrorCode DemShapeSuperquadricPrefilter_Private(DemShape s, DemSim sim, con
     if (sim->nl.npairs > sq->pfcap) {
       PetscInt c = PetscMax(sim->nl.npairs, 2 * sq->pfcap);
       PetscCall(PetscFree2(sq->pfm, sq->pfk));
-      PetscCall(PetscMalloc2(c, &sq->pfm, c, &sq->pfk));
+      PetscCall(PetscMalloc2(c, &sq->pfm, c + 4, &sq->pfk)); /* + 4: the colliders read kind as 32-bit words */
       sq->pfcap = c;
     }
     PetscCall(PetscArraycpy(sq->pfx, x, 3 * nb));
     PetscCall(PetscArraycpy(sq->pfq, q, 4 * nb));
     PetscCall(PetscArraycpy(sq->pfgid, gid, nb));
     for (PetscInt p = 0; p < sq->pfcap; p++) sq->pfm[p] = -PETSC_MAX_REAL, sq->pfk[p] = 0;
+    for (PetscInt p = sq->pfcap; p < sq->pfcap + 4; p++) sq->pfk[p] = 0;
     sq->pfbuilds = sim->nl.nbuilds;
     sq->pfnb     = nb;
   }
@@ -473,20 +487,20 @@ PetscErrorCode DemShapeSuperquadricWarm_Private(DemShape s, DemSim sim, PetscInt
       if (sq->w[k].valid || sq->w[k].sep > 0) {
         PetscReal v[DEM_SQ_WARM_REALS];
         DemSQWarmPack(&sq->w[k], v);
-        PetscCall(DemHistoryMapPut(&sq->map, sq->ga[k], sq->gb[k], 0, v));
+        PetscCall(DemHistoryMapPut(&sq->map, sq->w[k].ga, sq->w[k].gb, 0, v));
       }
-      sq->ga[k] = sq->gb[k] = -1;
+      sq->w[k].ga = sq->w[k].gb = -1;
       sq->w[k].valid        = PETSC_FALSE;
     }
     sq->nbuilds = sim->nl.nbuilds;
   }
   if (pair >= sq->cap) PetscCall(DemSQWarmGrow(sq, PetscMax(pair + 1, sim->nl.npairs)));
-  if (sq->ga[pair] != ga || sq->gb[pair] != gb) {
+  if (sq->w[pair].ga != ga || sq->w[pair].gb != gb) {
     PetscReal *v = DemHistoryMapGet(&sq->map, ga, gb, 0);
-    sq->ga[pair] = ga;
-    sq->gb[pair] = gb;
     if (v) DemSQWarmUnpack(v, &sq->w[pair]);
     else PetscCall(PetscMemzero(&sq->w[pair], sizeof(sq->w[pair])));
+    sq->w[pair].ga = ga;
+    sq->w[pair].gb = gb;
   }
   *w = &sq->w[pair];
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -636,10 +650,11 @@ static PetscErrorCode DemShapeDestroy_Superquadric(DemShape s)
   PetscCallMPI(MPI_Allreduce(loc, glob, 9, MPIU_REAL, MPIU_SUM, s->comm));
   if (glob[0] > 0)
     PetscCall(PetscPrintf(s->comm, "superquadric %s: %.0f contact solves (%.0f from the warm start, %.0f by shape continuation), %.0f not converged, %.2f Newton iterations per solve; %.0f pair checks skipped (separation certified), %.0f rejected by the bounding boxes; %.3g us (CPU) per narrow-phase pair check; %.0f pair checks passed over by the prefilter\n", s->name, (double)glob[0], (double)glob[1], (double)glob[2], (double)glob[3], (double)(glob[4] / glob[0]), (double)glob[7], (double)glob[6], (double)(1e6 * glob[5] / (glob[0] + glob[6] + glob[7])), (double)glob[8]));
-  PetscCall(PetscFree3(sq->ga, sq->gb, sq->w));
+  PetscCall(PetscFree(sq->wraw));
   PetscCall(PetscFree2(sq->fR, sq->fstamp));
   PetscCall(PetscFree4(sq->pfx, sq->pfq, sq->pfM, sq->pfgid));
   PetscCall(PetscFree2(sq->pfm, sq->pfk));
+  PetscCall(PetscFree(sq->idx));
   PetscCall(DemHistoryMapFree(&sq->map));
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -697,9 +712,9 @@ PetscBool DemShapeSuperquadricWarmGet_Private(DemShape s, PetscInt k, int64_t *g
 
   if (!DemShapeSuperquadricWarmReals_Private(s)) return PETSC_FALSE;
   sq = (DemShape_Superquadric *)s->data;
-  if (k >= sq->cap || sq->ga[k] < 0 || !(sq->w[k].valid || sq->w[k].sep > 0)) return PETSC_FALSE;
-  *ga = sq->ga[k];
-  *gb = sq->gb[k];
+  if (k >= sq->cap || sq->w[k].ga < 0 || !(sq->w[k].valid || sq->w[k].sep > 0)) return PETSC_FALSE;
+  *ga = sq->w[k].ga;
+  *gb = sq->w[k].gb;
   DemSQWarmPack(&sq->w[k], v);
   return PETSC_TRUE;
 }

@@ -46,6 +46,8 @@ typedef struct {
    orientations), which lets later steps skip the solve while the bodies cannot have moved
    that far */
 typedef struct { /* what a resting contact's solve reads and writes first (two cache lines) */
+  int64_t   ga, gb;               /* the pair's global ids (-1: empty), in the record so that the
+                                     collider's check reads the line it reads anyway */
   PetscReal sep;                  /* > 0: distance lower bound (m) at dx0, qa0, qb0 */
   PetscBool valid, hasb;          /* hasb: Xb is set (not after a rebuild of the neighbour list) */
   PetscReal X[3], mu;
@@ -236,6 +238,9 @@ PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricFrames_Private(DemShape, Petsc
    minus the margin (-PETSC_MAX_REAL: none); m[p] - M[a] - M[b] > 0 then shows the pair still
    apart. kind[p] is the collider's note of where m[p] came from. */
 PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricPrefilter_Private(DemShape, DemSim, const PetscReal *x, const PetscReal *q, PetscInt nb, const PetscReal **M, PetscReal **m, unsigned char **kind, PetscInt *cap);
-/* the store's slot arrays after bringing them up to the current neighbour list, for a fast
-   path (slot `pair` is the pair's when pair < cap and its ids match; else call the above) */
-PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricWarmArrays_Private(DemShape, DemSim, PetscInt *cap, const int64_t **ga, const int64_t **gb, DemSQWarm **w);
+/* an index scratch of at least n entries for one collider call (grows, never per step) */
+PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricScratch_Private(DemShape, PetscInt n, PetscInt **idx);
+/* the store's slots after bringing them up to the current neighbour list, for a fast path
+   (slot `pair` is the pair's when pair < cap and its ids w[pair].ga, .gb match; else call the
+   above) */
+PETSC_EXTERN PetscErrorCode   DemShapeSuperquadricWarmArrays_Private(DemShape, DemSim, PetscInt *cap, DemSQWarm **w);

@@ -63,6 +63,9 @@
 #include "dem_isa.h"
 #include <string.h>
 #include <time.h>
+#if defined(DEM_SQ_CONTACT_V3)
+  #include <immintrin.h>
+#endif
 
 #define DEM_SQ_TOL      1e-6  /* ||Phi|| relative (see DemSQSystem) */
 #define DEM_SQ_TOL_MID  1e-6  /* intermediate continuation stages */
@@ -135,7 +138,7 @@ static inline void DemSQSideHess(const DemSQSide *S, const PetscReal Hl[6], Pets
 }
 
 typedef struct {
-  PetscReal Phi[4], J[16], F[2], ga[3], gb[3], Hl[2][6], merit, rel;
+  PetscReal Phi[4], F[2], ga[3], gb[3], Hl[2][6], merit, rel, na; /* na = |ga| */
   PetscBool hl; /* Hl holds the body-frame Hessians at this point */
 } DemSQSys;
 
@@ -156,7 +159,7 @@ static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], Petsc
   s->Phi[3] = s->F[0] - s->F[1];
   s->merit  = s->Phi[0] * s->Phi[0] + s->Phi[1] * s->Phi[1] + s->Phi[2] * s->Phi[2] + s->Phi[3] * s->Phi[3];
   {
-    PetscReal na = PetscSqrtReal(s->ga[0] * s->ga[0] + s->ga[1] * s->ga[1] + s->ga[2] * s->ga[2]);
+    PetscReal na = s->na = PetscSqrtReal(s->ga[0] * s->ga[0] + s->ga[1] * s->ga[1] + s->ga[2] * s->ga[2]);
     PetscReal nb = PetscSqrtReal(s->gb[0] * s->gb[0] + s->gb[1] * s->gb[1] + s->gb[2] * s->gb[2]);
     PetscReal rg = PetscSqrtReal(s->Phi[0] * s->Phi[0] + s->Phi[1] * s->Phi[1] + s->Phi[2] * s->Phi[2]) / (na + m2 * nb + 1e-300);
     PetscReal rf = PetscAbsReal(s->Phi[3]) / (s->F[0] + s->F[1] + 2);
@@ -164,10 +167,11 @@ static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], Petsc
   }
 }
 
-/* J of eq. (25) at the point of s (evaluated with its Hessians) */
-static inline void DemSQJacobian(const DemSQSide S[2], const PetscReal Z[4], DemSQSys *s)
+/* J of eq. (25) at the point of s (evaluated with its Hessians); J is not part of s, so that
+   the system of an accepted iterate is copied without it */
+static inline void DemSQJacobian(const DemSQSide S[2], const PetscReal Z[4], const DemSQSys *s, PetscReal J[16])
 {
-  PetscReal       Ha[6], Hb[6], *J = s->J;
+  PetscReal       Ha[6], Hb[6];
   const PetscReal mu = Z[3], m2 = mu * mu;
 
   DemSQSideHess(&S[0], s->Hl[0], Ha);
@@ -222,28 +226,29 @@ static inline PetscBool DemSQSolve4(PetscReal A[16], PetscReal b[4], PetscReal x
   return PETSC_TRUE;
 }
 
-/* Newton with backtracking on ||Phi||^2 from Z; Z holds the last accepted iterate and *sys
-   the system there. The Jacobian is assembled only at points from which a step is taken (a
-   trial point of the line search that meets the tolerance needs none). */
-static PetscBool DemSQNewton(const DemSQSide S[2], PetscReal Z[4], PetscReal tol, PetscInt *its, DemSQSys *sys)
+/* Newton with backtracking on ||Phi||^2 from Z, where *sys holds the system (DemSQNewton
+   evaluated it); Z holds the last accepted iterate and *sys the system there. The Jacobian is
+   assembled only at points from which a step is taken (a trial point of the line search that
+   meets the tolerance needs none). */
+static PetscBool DemSQNewtonSteps(const DemSQSide S[2], PetscReal Z[4], PetscReal tol, PetscInt *its, DemSQSys *sys)
 {
   DemSQSys  buf, *s = sys, *t = &buf;
 
-  DemSQSystem(S, Z, PETSC_FALSE, s);
   for (PetscInt it = 0; it < DEM_SQ_MAXIT; it++) {
-    PetscReal dZ[4], rhs[4] = {-s->Phi[0], -s->Phi[1], -s->Phi[2], -s->Phi[3]}, lam = 1, J[16];
+    PetscReal dZ[4], rhs[4], lam = 1, J[16];
     PetscBool ok = PETSC_FALSE;
-    if (s->rel <= tol && !(Z[3] == 0)) break;
+    if (it && s->rel <= tol && !(Z[3] == 0)) break; /* (the caller checked the start point) */
+    for (int k = 0; k < 4; k++) rhs[k] = -s->Phi[k];
     if (!s->hl) DemSQSystem(S, Z, PETSC_TRUE, s); /* non-separable shapes: the Hessians now */
-    DemSQJacobian(S, Z, s);
-    for (int k = 0; k < 16; k++) J[k] = s->J[k];
+    DemSQJacobian(S, Z, s, J);
     if (!DemSQSolve4(J, rhs, dZ)) {
       /* singular: two flat faces (n >= 4: f's Hessian vanishes at a face's centre) aligned,
          the midway point free to slide along them. grad F_a + mu^2 grad F_b is then
          stationary in those directions; a Levenberg-Marquardt term on the X block picks the
          step of least length there (dX = 0 along an exactly flat direction) */
       PetscReal sc = 0;
-      for (int k = 0; k < 16; k++) J[k] = s->J[k], sc = PetscMax(sc, PetscAbsReal(J[k]));
+      DemSQJacobian(S, Z, s, J); /* again: the elimination overwrote it */
+      for (int k = 0; k < 16; k++) sc = PetscMax(sc, PetscAbsReal(J[k]));
       J[0] += 1e-8 * sc, J[5] += 1e-8 * sc, J[10] += 1e-8 * sc;
       for (int k = 0; k < 4; k++) rhs[k] = -s->Phi[k];
       if (!DemSQSolve4(J, rhs, dZ)) break;
@@ -266,6 +271,14 @@ static PetscBool DemSQNewton(const DemSQSide S[2], PetscReal Z[4], PetscReal tol
   }
   if (s != sys) *sys = *s;
   return sys->rel <= tol ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* Newton from Z: the system there, then the steps if it does not meet the tolerance */
+DEM_HOT_INLINE PetscBool DemSQNewton(const DemSQSide S[2], PetscReal Z[4], PetscReal tol, PetscInt *its, DemSQSys *sys)
+{
+  DemSQSystem(S, Z, PETSC_FALSE, sys);
+  if (sys->rel <= tol && !(Z[3] == 0)) return PETSC_TRUE; /* a resting contact's warm start, mostly */
+  return DemSQNewtonSteps(S, Z, tol, its, sys);
 }
 
 /* the stage-t shape of the continuation: half-axes and blockiness between the volume-
@@ -424,8 +437,7 @@ static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQ
   res->converged = ok;
   res->Fmid      = sys.F[0];
   /* contact line through X along n = grad F_a / |grad F_a| (from a towards b), eq. (36)-(37) */
-  nn = PetscSqrtReal(sys.ga[0] * sys.ga[0] + sys.ga[1] * sys.ga[1] + sys.ga[2] * sys.ga[2]);
-  nn = nn > 0 ? 1 / nn : 0;
+  nn = sys.na > 0 ? 1 / sys.na : 0; /* |grad F_a|, from the system */
 #pragma GCC unroll 3
   for (int j = 0; j < 3; j++) nv[j] = nn > 0 ? sys.ga[j] * nn : (S[1].c[j] - S[0].c[j]);
   aa = DemSQLineRoot(&S[0], Z, nv, warmline ? warm->al[0] : 0, warmline ? PETSC_FALSE : PETSC_TRUE, gra, Ha);
@@ -519,25 +531,83 @@ static inline const PetscReal *DemSQFrame(PetscReal *fR, int64_t *fst, int64_t c
   return C;
 }
 
-/* the colliders' prefilter over pairs k, k + 1, ... of a batch (bodies pa[k], pb[k], index
-   pidx[k] in the neighbour list): passes over those whose margin m[p] at the reference poses
-   exceeds the two bodies' motion bounds M since then by more than guard, and returns the first
-   pair it does not pass over (n: none). A pair passed over on its separation certificate's
-   margin (kind[p]) is counted in *ncert, when the shape of its body so[k] is last (else the
-   pass stops there: the caller counts it for its shape). Out of line, so that its few values
-   stay in registers: it runs over most pairs of the list. */
-static __attribute__((noinline)) PetscInt DemSQPrefilterPass(PetscInt k, PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscInt cap, PetscReal guard, const PetscInt *so, const PetscInt *shape, PetscInt last, PetscInt64 *ncert)
+/* the colliders' prefilter over the pairs of a batch (bodies pa[k], pb[k], index pidx[k] in
+   the neighbour list): passes over those whose margin m[p] at the reference poses exceeds the
+   two bodies' motion bounds M since then by more than guard, and writes the others' k to todo
+   (returns their number). A pair passed over on its separation certificate's margin (kind[p])
+   is counted in *ncert when the shape of its body so[k] is own (else it goes to todo: the
+   caller counts it for its shape). No branch on the outcome (random in a packed bed); one
+   pass before the solves instead of one call per solved pair (superquadric_settle README,
+   session 12). Each pair's outcome depends only on its own m[p], which only that pair's
+   turn in the pair loop changes, so filtering first is the same as filtering in turn. */
+static PetscInt DemSQPrefilterCompact(PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscInt cap, PetscReal guard, const PetscInt *so, const PetscInt *shape, PetscInt own, PetscInt *todo, PetscInt64 *ncert)
 {
   PetscInt64 nc = 0;
+  PetscInt   nt = 0;
 
-  for (; k < n; k++) {
-    const PetscInt p = pidx[k];
-    if (!(p < cap && m[p] - M[pa[k]] - M[pb[k]] > guard)) break;
-    if ((kind[p] != 0) & (shape[so[k]] != last)) break; /* no branch on kind: it is random */
-    nc += kind[p];
+  if (!so) { /* every pair's index below cap and every pair's shape own: the common case */
+    PetscInt k = 0;
+#if defined(DEM_SQ_CONTACT_V3) && !defined(PETSC_USE_64BIT_INDICES)
+    /* four pairs at a time: the margins and motion bounds gathered, the same subtractions and
+       comparison per lane; the kept pairs' k packed to the front of the four (a shuffle per
+       mask) and stored, todo has room for n + 4; kind is read as 32-bit words at byte
+       offsets (its array has 4 bytes of padding) */
+    {
+      static const signed char pack[16][16] = {
+  #define DEM_L(i) 4 * (i), 4 * (i) + 1, 4 * (i) + 2, 4 * (i) + 3
+        {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(1), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(1), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(1), DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(1), DEM_L(2), -1, -1, -1, -1},
+        {DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(1), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(1), DEM_L(3), -1, -1, -1, -1},
+        {DEM_L(2), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(2), DEM_L(3), -1, -1, -1, -1},
+        {DEM_L(1), DEM_L(2), DEM_L(3), -1, -1, -1, -1},
+        {DEM_L(0), DEM_L(1), DEM_L(2), DEM_L(3)},
+  #undef DEM_L
+      };
+      const __m256d gv = _mm256_set1_pd(guard);
+      const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), ff = _mm_set1_epi32(0xff), zero = _mm_setzero_si128();
+      for (; k + 4 <= n; k += 4) {
+        const __m128i vp = _mm_loadu_si128((const __m128i *)(pidx + k));
+        const __m128i va = _mm_loadu_si128((const __m128i *)(pa + k)), vb = _mm_loadu_si128((const __m128i *)(pb + k));
+        const __m256d d  = _mm256_sub_pd(_mm256_sub_pd(_mm256_i32gather_pd(m, vp, 8), _mm256_i32gather_pd(M, va, 8)), _mm256_i32gather_pd(M, vb, 8));
+        const int     pass = _mm256_movemask_pd(_mm256_cmp_pd(d, gv, _CMP_GT_OQ)), keep = ~pass & 15;
+        const __m128i kd   = _mm_and_si128(_mm_i32gather_epi32((const int *)kind, vp, 1), ff);
+        const int     cert = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(kd, zero)));
+        const __m128i ks   = _mm_add_epi32(_mm_set1_epi32((int)k), lane);
+        _mm_storeu_si128((__m128i *)(todo + nt), _mm_shuffle_epi8(ks, _mm_loadu_si128((const __m128i *)pack[keep])));
+        nt += __builtin_popcount((unsigned)keep);
+        nc += __builtin_popcount((unsigned)(cert & pass));
+      }
+    }
+#endif
+    for (; k < n; k++) {
+      const PetscInt p    = pidx[k];
+      const int      pass = m[p] - M[pa[k]] - M[pb[k]] > guard;
+      todo[nt] = k;
+      nt += !pass;
+      nc += pass & kind[p]; /* kind is 0 or 1 */
+    }
+  } else {
+    for (PetscInt k = 0; k < n; k++) {
+      const PetscInt p    = pidx[k];
+      const int      pass = p < cap && m[p] - M[pa[k]] - M[pb[k]] > guard;
+      const int      cert = pass && kind[p] != 0, mine = shape[so[k]] == own;
+      todo[nt] = k;
+      nt += (!pass) | (cert & !mine);
+      nc += cert & mine;
+    }
   }
   *ncert += nc;
-  return k;
+  return nt;
 }
 
 /* the pairs of a batch between two bodies that are superquadrics or spheres (sphere first) */
@@ -553,16 +623,17 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   const DemSQGeom *gA = NULL, *gB = NULL;
   DemShape         own = NULL;
   PetscInt         wcap = 0;
-  const int64_t   *wga = NULL, *wgb = NULL;
   DemSQWarm       *warr = NULL;
   PetscReal       *fR   = NULL;
   int64_t         *fst  = NULL, fcall = 0;
   const PetscReal *pM = NULL;
   PetscReal       *pm = NULL, guard = 0;
   unsigned char   *pk = NULL;
-  PetscInt         pcap = 0, lastso = -1;
+  PetscInt         pcap = 0, ntodo;
   PetscInt64       npre = 0;
-  DemSQStats      *stso = NULL, *stpre = NULL;
+  DemSQStats      *stpre = NULL;
+  PetscInt        *todo = NULL;
+  PetscBool        mixed = PETSC_TRUE, allframes = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(DemSimGetBodies(sim, &bs));
@@ -581,7 +652,29 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
        for (the rotation bound's sqrt(1 - c^2) resolves ~1e-8 of r) */
     guard = 1e-6 * rmax;
   }
-  for (PetscInt k = 0; k < npair; k++) {
+  /* the prefilter (DemSQPrefilterCompact): a pair shown apart at the reference poses by more
+     than the two bodies could have moved since is passed over. A margin comes from a
+     bounding-sphere rejection below (then the test below would reject it again) or from the
+     pair's current separation certificate (then the certificate test below would skip it:
+     its motion since the certificate is at most the motion bounds since the reference at
+     both times, the rotation part by the subadditivity of sin(theta/2)); so the prefilter
+     changes nothing but the work. */
+  ntodo = npair;
+  if (pcap) {
+    PetscInt64     ncert = 0;
+    const PetscInt so0   = bs->shape[asphere ? pbb[0] : pa[0]];
+    PetscInt       nsq   = 0;
+    for (PetscInt i = 0; i < sim->nshape; i++) nsq += DemShapeSuperquadricGeom_Private(sim->shapes[i]) ? 1 : 0;
+    PetscCall(DemShapeSuperquadricScratch_Private(sim->shapes[so0], npair + 4, &todo)); /* + 4: DemSQPrefilterCompact's stores of four */
+    /* one superquadric shape, and the batch's pair indices (forces.c: nl->pairidx, below
+       nl.npairs) below pcap: the short loop, and no pair passed over goes to todo */
+    mixed = nsq == 1 && sim->nl.npairs <= pcap ? PETSC_FALSE : PETSC_TRUE;
+    ntodo = DemSQPrefilterCompact(npair, pa, pbb, pidx, pm, pM, pk, pcap, guard, mixed ? (asphere ? pbb : pa) : NULL, bs->shape, so0, todo, &ncert);
+    stpre->skipped += ncert;
+    npre = npair - ntodo;
+  }
+  for (PetscInt t = 0; t < ntodo; t++) {
+    const PetscInt   k = todo ? todo[t] : t;
     PetscInt         a, b, p;
     const PetscReal *qa, *qb, *sh, *RA, *RB;
     DemSQBody        A, B;
@@ -589,26 +682,9 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
     DemSQResult      r;
     PetscReal        d2, dx[3], rs;
 
-    /* the prefilter (DemSQPrefilterPass): a pair shown apart at the reference poses by more
-       than the two bodies could have moved since is passed over. A margin comes from a
-       bounding-sphere rejection below (then the test below would reject it again) or from the
-       pair's current separation certificate (then the certificate test below would skip it:
-       its motion since the certificate is at most the motion bounds since the reference at
-       both times, the rotation part by the subadditivity of sin(theta/2)); so the prefilter
-       changes nothing but the work. */
-    if (pcap) {
-      PetscInt64     ncert = 0;
-      const PetscInt k0    = k;
-      k = DemSQPrefilterPass(k, npair, pa, pbb, pidx, pm, pM, pk, pcap, guard, asphere ? pbb : pa, bs->shape, lastso, &ncert);
-      if (ncert) stso->skipped += ncert;
-      npre += k - k0;
-      if (k == npair) break;
-    }
     a = pa[k], b = pbb[k], p = pidx ? pidx[k] : PETSC_MAX_INT;
-    if (p < pcap && pm[p] - pM[a] - pM[b] > guard) { /* a certificate's of another shape than the last */
-      const PetscInt so = bs->shape[asphere ? b : a];
-      stso   = DemShapeSuperquadricStats_Private(sim->shapes[so]);
-      lastso = so;
+    if (mixed && p < pcap && pm[p] - pM[a] - pM[b] > guard) { /* a certificate's of another shape than the batch's first */
+      DemSQStats *stso = DemShapeSuperquadricStats_Private(sim->shapes[bs->shape[asphere ? b : a]]);
       stso->skipped++;
       npre++;
       continue;
@@ -643,8 +719,13 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
       if (!st0) {
         st0 = st;
         PetscCall(DemShapeSuperquadricFrames_Private(own, bs->n + bs->nghost, &fR, &fst, &fcall));
+        if (2 * (ntodo - t) >= bs->n + bs->nghost) { /* a packed batch: every body's matrix now, in
+                                                       one pass (no cache check per pair) */
+          for (PetscInt i = 0; i < bs->n + bs->nghost; i++) DemQuatToMatrix(q + 4 * i, fR + 9 * i), fst[i] = fcall;
+          allframes = PETSC_TRUE;
+        }
       }
-      if (pb->pair) PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &wga, &wgb, &warr));
+      if (pb->pair) PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &warr));
     }
     A.g = gA;
     B.g = gB;
@@ -655,10 +736,10 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
       B.x[j] = x[3 * b + j] + sh[j];
     }
     if (pidx) {
-      if (p < wcap && wga[p] == bs->gid[a] && wgb[p] == bs->gid[b]) w = &warr[p];
+      if (p < wcap && warr[p].ga == bs->gid[a] && warr[p].gb == bs->gid[b]) w = &warr[p];
       else {
         PetscCall(DemShapeSuperquadricWarm_Private(own, sim, p, bs->gid[a], bs->gid[b], &w));
-        PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &wga, &wgb, &warr)); /* may have grown */
+        PetscCall(DemShapeSuperquadricWarmArrays_Private(own, sim, &wcap, &warr)); /* may have grown */
       }
     }
     if (w && w->sep > skin) { /* still certainly farther apart than skin since the last solve? */
@@ -672,8 +753,8 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
         }
       }
     }
-    RA = asphere ? Rid : DemSQFrame(fR, fst, fcall, a, q);
-    RB = DemSQFrame(fR, fst, fcall, b, q);
+    RA = asphere ? Rid : allframes ? fR + 9 * a : DemSQFrame(fR, fst, fcall, a, q);
+    RB = allframes ? fR + 9 * b : DemSQFrame(fR, fst, fcall, b, q);
     if (!(w && w->valid)) { /* a pair solved last time is close: no box test */
       PetscReal sep;
       memcpy(A.R, RA, 9 * sizeof(PetscReal));
@@ -712,10 +793,9 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
         if (!(r.Fmid < 0)) continue; /* counted; no overlap to report from the best iterate */
       }
     }
-    if (r.gap < skin) {
-      PetscInt c;
-      PetscCall(DemContactListAppend(out, &c));
-      DemSQAppend(out, c, a, b, pb->pair ? pb->pair[k] : -1, &r, A.x, B.x);
+    if (r.gap < skin) { /* appended in place (as sphere.c's pair loop): DemSQAppend sets every column */
+      if (out->n == out->cap) PetscCall(DemContactListReserve(out, PetscMax(64, 2 * out->cap)));
+      DemSQAppend(out, out->n++, a, b, pb->pair ? pb->pair[k] : -1, &r, A.x, B.x);
     }
   }
   if (stpre) stpre->prefiltered += npre;
