@@ -217,6 +217,19 @@ DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *rest
 }
 #endif
 
+/* the bodies b of the touching pairs [i1, i1 + DEM_VB) requested into the cache: what the
+   blocked loop's gather reads (x, v, w, radius, 1/m) and its scatter updates (f, t, fd, td) */
+DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict B, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *f, const PetscReal *t, const PetscReal *fd, const PetscReal *td)
+{
+  const PetscInt i2 = nt - i1 < DEM_VB ? nt : i1 + DEM_VB;
+  for (PetscInt i = i1; i < i2; i++) {
+    const size_t b = (size_t)B[touch[i]];
+    __builtin_prefetch(x + 3 * b), __builtin_prefetch(v + 3 * b), __builtin_prefetch(w + 3 * b);
+    __builtin_prefetch(rad + b), __builtin_prefetch(im + b);
+    __builtin_prefetch(f + 3 * b, 1), __builtin_prefetch(t + 3 * b, 1), __builtin_prefetch(fd + 3 * b, 1), __builtin_prefetch(td + 3 * b, 1);
+  }
+}
+
 DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, DemFusedSums *sum)
 {
   const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
@@ -231,6 +244,12 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
     PetscReal      F0[DEM_VB], F1[DEM_VB], F2[DEM_VB], C0[DEM_VB], C1[DEM_VB], C2[DEM_VB], SA[DEM_VB], SB[DEM_VB];
     PetscReal      D0[DEM_VB], D1[DEM_VB], D2[DEM_VB], E0[DEM_VB], E1[DEM_VB], E2[DEM_VB], EN[DEM_VB], ES[DEM_VB];
 
+    /* (0) the next block's second bodies requested now, a block (~1 us) before its gather and
+       scatter read them: the b of a pair sits at one of a few index offsets from a (the
+       list's cells), a stream the hardware prefetchers do not follow across nine arrays, so
+       without this each b costs up to nine cache misses in a row once the store leaves the
+       cache (bed-64k); a prefetch does not change any value */
+    DemHookeFusedPrefetchBodies(i0 + DEM_VB, nt, touch, B, x, v, w, rad, im, f, t, fd, td);
     /* (1) gather; the padding lanes get two unit spheres 1 apart along z, at rest */
     for (PetscInt j = 0; j < DEM_VB; j++) {
       if (j < nb) {
