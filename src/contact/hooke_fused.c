@@ -33,12 +33,17 @@ typedef struct {
   evaluation after a build or a restart) every non-touching pair's history is cleared (reset).
   Only committed evaluations (`commit`) clear history or update was[].
 */
+#define DEM_PF_FILTER 16
 DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic)
 {
   PetscInt nt = 0;
 
   for (PetscInt k = k0; k < npair; k++) {
     const size_t     a = (size_t)A[k], b = (size_t)B[k];
+    { /* the second body of the pair DEM_PF_FILTER ahead requested now (see the blocked loop) */
+      const size_t bp = (size_t)B[k + DEM_PF_FILTER < npair ? k + DEM_PF_FILTER : k];
+      __builtin_prefetch(x + 3 * bp), __builtin_prefetch(rad + bp);
+    }
     const PetscReal *xa = x + 3 * a, *xb = x + 3 * b, rs = rad[a] + rad[b];
     PetscReal        d0 = xa[0] - xb[0], d1 = xa[1] - xb[1], d2 = xa[2] - xb[2];
     int              in;
@@ -219,14 +224,19 @@ DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *rest
 
 /* the bodies b of the touching pairs [i1, i1 + DEM_VB) requested into the cache: what the
    blocked loop's gather reads (x, v, w, radius, 1/m) and its scatter updates (f, t, fd, td) */
-DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict B, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *f, const PetscReal *t, const PetscReal *fd, const PetscReal *td)
+DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *f, const PetscReal *t, const PetscReal *fd, const PetscReal *td)
 {
   const PetscInt i2 = nt - i1 < DEM_VB ? nt : i1 + DEM_VB;
   for (PetscInt i = i1; i < i2; i++) {
-    const size_t b = (size_t)B[touch[i]];
+    const PetscInt k = touch[i];
+    const size_t   a = (size_t)A[k], b = (size_t)B[k];
+    __builtin_prefetch(hist + DEM_FRICTION_HISTSIZE * (size_t)k, 1);
     __builtin_prefetch(x + 3 * b), __builtin_prefetch(v + 3 * b), __builtin_prefetch(w + 3 * b);
     __builtin_prefetch(rad + b), __builtin_prefetch(im + b);
     __builtin_prefetch(f + 3 * b, 1), __builtin_prefetch(t + 3 * b, 1), __builtin_prefetch(fd + 3 * b, 1), __builtin_prefetch(td + 3 * b, 1);
+    __builtin_prefetch(x + 3 * a), __builtin_prefetch(v + 3 * a), __builtin_prefetch(w + 3 * a);
+    __builtin_prefetch(rad + a), __builtin_prefetch(im + a);
+    __builtin_prefetch(f + 3 * a, 1), __builtin_prefetch(t + 3 * a, 1), __builtin_prefetch(fd + 3 * a, 1), __builtin_prefetch(td + 3 * a, 1);
   }
 }
 
@@ -249,7 +259,7 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
        list's cells), a stream the hardware prefetchers do not follow across nine arrays, so
        without this each b costs up to nine cache misses in a row once the store leaves the
        cache (bed-64k); a prefetch does not change any value */
-    DemHookeFusedPrefetchBodies(i0 + DEM_VB, nt, touch, B, x, v, w, rad, im, f, t, fd, td);
+    DemHookeFusedPrefetchBodies(i0 + DEM_VB, nt, touch, A, B, hist, x, v, w, rad, im, f, t, fd, td);
     /* (1) gather; the padding lanes get two unit spheres 1 apart along z, at rest */
     for (PetscInt j = 0; j < DEM_VB; j++) {
       if (j < nb) {
