@@ -7,26 +7,27 @@ bandwidth stream.c measured (triad). Usage: roofline.py RESULTS_JSON STREAM_OUTP
 
 Bytes per particle-step (doubles 8 B, PetscInt 4 B), counted once per pass over the arrays
 as if nothing stayed in cache between passes (an upper bound of the traffic; a working set
-that fits in the last-level cache moves less):
-  first half kick + drift (verlet.c): reads f t fd td inv_I I (6 x 24), inv_m 8, flags 4;
-      reads and writes v w x (3 x 48) and q (64)                                 364
-  forces zeroed with gravity (forces.c): reads m inv_m 16; writes f t fd td 96    112
-  rebuild check (neighbour.c): reads x x0                                          48
-  second half kick (verlet.c): reads f t fd td inv_I (5 x 24), inv_m 8;
-      reads and writes v w (2 x 48)                                               224
-  pair filter, per candidate pair: a b shiftidx 12, touch list 4                  16 / pair
-  per contact: history read and write 64, touch and last-step lists 8             72 / contact
-  (the gathers of x v w radius inv_m and the scatters of f t fd td per contact hit the
-  arrays of the passes above; counted there)
+that fits in the last-level cache moves less). The passes of a step as of session 12 (the
+force reset, the rebuild check and the finite check are inside verlet's first pass):
+  first half kick + drift + reset (verlet.c, isotropic bodies): reads x v w f t fd td
+      (7 x 24), q 32, x0 24, inv_I 24, inv_m 8, m 8, flags 4; writes x v w f t fd td q  468
+  second half kick (verlet.c): reads v w f t fd td (6 x 24), inv_I 24, inv_m 8;
+      writes v w 48                                                                   224
+  pair filter (hooke_fused.c): x and radius of every body 32; per candidate pair
+      a b 8 and the last-step byte read and written 2                  32 + 10 / pair
+  blocked contact loop: x radius v w inv_m of every body 88, f t fd td read and
+      written 192; per contact the history read and written 64, the touch list
+      written and read 8, a b again 8                                  280 + 80 / contact
+  (image shift indices, read only for the pairs across a periodic side, not counted)
 """
 import json
 import re
 import sys
 
-BODY = 364 + 112 + 48 + 224
-PAIR = 16
-CONTACT = 72
-PAIRS_PER_CONTACT = {"lattice": None, "bed": 4.4 / 2.33}   # bed-8k: 4.4 pairs and 2.33 contacts per body (callgrind counts)
+BODY = 468 + 224 + 32 + 280
+PAIR = 10
+CONTACT = 80
+PAIRS_PER_CONTACT = {"lattice": None, "bed": 4.39 / 2.31}  # bed-64k: 4.39 pairs and 2.31 contacts per body (callgrind counts, session 12; bed-8k 4.4 / 2.33)
 PAIRS_LATTICE = 3.0                                            # lattice at 1.1 d: 3 pairs per body in the half list, no contact
 
 

@@ -33,12 +33,23 @@ typedef struct {
   evaluation after a build or a restart) every non-touching pair's history is cleared (reset).
   Only committed evaluations (`commit`) clear history or update was[].
 */
-DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic)
+#define DEM_PF_FILTER 16
+/* the prefetches (the filter's and the blocked loop's) are made when the bodies' columns the
+   kernel reads and updates at random exceed this many bytes: measured on a Zen 3 (32 MiB L3
+   shared with the other cores, 512 KiB L2), 8000 bodies (1.5 MB) ran 4-6 % slower with them
+   (the lines were in L3 and the prefetches only cost instructions), 32000 (5.9 MB) and 64000
+   (11.8 MB) 10-30 % faster (benchmarks/settle/README.md, session 12) */
+#define DEM_PF_MIN_BYTES (4.0 * 1048576)
+DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic, const int pf)
 {
   PetscInt nt = 0;
 
   for (PetscInt k = k0; k < npair; k++) {
     const size_t     a = (size_t)A[k], b = (size_t)B[k];
+    if (pf) { /* the second body of the pair DEM_PF_FILTER ahead requested now (see the blocked loop) */
+      const size_t bp = (size_t)B[k + DEM_PF_FILTER < npair ? k + DEM_PF_FILTER : k];
+      __builtin_prefetch(x + 3 * bp), __builtin_prefetch(rad + bp);
+    }
     const PetscReal *xa = x + 3 * a, *xb = x + 3 * b, rs = rad[a] + rad[b];
     PetscReal        d0 = xa[0] - xb[0], d1 = xa[1] - xb[1], d2 = xa[2] - xb[2];
     int              in;
@@ -99,7 +110,7 @@ DEM_ISA_V4 static PetscInt DemHookeFusedFilterKnown_V4(PetscInt npair, const Pet
     }
     _mm_storel_epi64((__m128i *)(was + k), _mm_maskz_set1_epi8((__mmask16)in, 1));
   }
-  return nt + DemHookeFusedFilter(k, npair, A, B, NULL, NULL, hist, x, rad, touch + nt, was, 1, 1, 0);
+  return nt + DemHookeFusedFilter(k, npair, A, B, NULL, NULL, hist, x, rad, touch + nt, was, 1, 1, 0, 0);
 }
 #endif
 
@@ -217,7 +228,25 @@ DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *rest
 }
 #endif
 
-DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, DemFusedSums *sum)
+/* the bodies b of the touching pairs [i1, i1 + DEM_VB) requested into the cache: what the
+   blocked loop's gather reads (x, v, w, radius, 1/m) and its scatter updates (f, t, fd, td) */
+DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *f, const PetscReal *t, const PetscReal *fd, const PetscReal *td)
+{
+  const PetscInt i2 = nt - i1 < DEM_VB ? nt : i1 + DEM_VB;
+  for (PetscInt i = i1; i < i2; i++) {
+    const PetscInt k = touch[i];
+    const size_t   a = (size_t)A[k], b = (size_t)B[k];
+    __builtin_prefetch(hist + DEM_FRICTION_HISTSIZE * (size_t)k, 1);
+    __builtin_prefetch(x + 3 * b), __builtin_prefetch(v + 3 * b), __builtin_prefetch(w + 3 * b);
+    __builtin_prefetch(rad + b), __builtin_prefetch(im + b);
+    __builtin_prefetch(f + 3 * b, 1), __builtin_prefetch(t + 3 * b, 1), __builtin_prefetch(fd + 3 * b, 1), __builtin_prefetch(td + 3 * b, 1);
+    __builtin_prefetch(x + 3 * a), __builtin_prefetch(v + 3 * a), __builtin_prefetch(w + 3 * a);
+    __builtin_prefetch(rad + a), __builtin_prefetch(im + a);
+    __builtin_prefetch(f + 3 * a, 1), __builtin_prefetch(t + 3 * a, 1), __builtin_prefetch(fd + 3 * a, 1), __builtin_prefetch(td + 3 * a, 1);
+  }
+}
+
+DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, const int pf, DemFusedSums *sum)
 {
   const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
   const int       has_gt = hk->has_gamma_t ? 1 : 0, kt_pos = kt > 0;
@@ -231,6 +260,12 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
     PetscReal      F0[DEM_VB], F1[DEM_VB], F2[DEM_VB], C0[DEM_VB], C1[DEM_VB], C2[DEM_VB], SA[DEM_VB], SB[DEM_VB];
     PetscReal      D0[DEM_VB], D1[DEM_VB], D2[DEM_VB], E0[DEM_VB], E1[DEM_VB], E2[DEM_VB], EN[DEM_VB], ES[DEM_VB];
 
+    /* (0) the next block's second bodies requested now, a block (~1 us) before its gather and
+       scatter read them: the b of a pair sits at one of a few index offsets from a (the
+       list's cells), a stream the hardware prefetchers do not follow across nine arrays, so
+       without this each b costs up to nine cache misses in a row once the store leaves the
+       cache (bed-64k); a prefetch does not change any value */
+    if (pf) DemHookeFusedPrefetchBodies(i0 + DEM_VB, nt, touch, A, B, hist, x, v, w, rad, im, f, t, fd, td);
     /* (1) gather; the padding lanes get two unit spheres 1 apart along z, at rest */
     for (PetscInt j = 0; j < DEM_VB; j++) {
       if (j < nb) {
@@ -335,9 +370,9 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
 /* the blocked loop's variants for the touching pairs [0, nt0) without and [nt0, nt) with an
    image shift: stored energy wanted or not (withpe), gamma_n from the restitution or given,
    law hertz or hooke (hertz, a constant at each call) */
-DEM_HOT_INLINE void DemHookeFusedSSVecVariants(const DemContactLaw_Hooke *hk, PetscInt nt0, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, int withpe, const int hertz, const int v4, DemFusedSums *sum)
+DEM_HOT_INLINE void DemHookeFusedSSVecVariants(const DemContactLaw_Hooke *hk, PetscInt nt0, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *sum)
 {
-#define DEM_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, hertz, v4, sum)
+#define DEM_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, hertz, v4, pf, sum)
   if (hk->from_e) {
     if (withpe) DEM_SSV(nt0, touch, 0, 1, 1);
     else DEM_SSV(nt0, touch, 0, 0, 1);
@@ -362,7 +397,7 @@ DEM_HOT_INLINE void DemHookeFusedSSVecVariants(const DemContactLaw_Hooke *hk, Pe
   when the processor has them, with AVX2 and FMA (fused multiply-adds: about a fifth fewer
   instructions in this kernel; results differ from the baseline build in the last bits).
 */
-DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, DemFusedSums *sum)
+DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, const int pf, DemFusedSums *sum)
 {
   PetscInt nt0, nt, n0 = npair;
 
@@ -383,20 +418,20 @@ DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk,
   if (known && v4) nt0 = DemHookeFusedFilterKnown_V4(n0, A, B, hist, x, rad, touch, was);
   else
 #endif
-    if (known) nt0 = DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0);
-  else nt0 = DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, commit, 0, 0);
+    if (known) nt0 = pf ? DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0, 1) : DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0, 0);
+  else nt0 = DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, commit, 0, 0, pf);
   nt = nt0;
   if (n0 < npair) {
-    if (known) nt += DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, 1, 1, 1);
-    else nt += DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, commit, 0, 1);
+    if (known) nt += pf ? DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, 1, 1, 1, 1) : DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, 1, 1, 1, 0);
+    else nt += DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, commit, 0, 1, pf);
   }
 #define DEM_HOOKE_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 0, sum)
   /* explicit steps commit and want fd (verlet), and book dissipation from fd and td, not
      from the power column: those variants are specialised and skip the power, and the stored
      energy too on steps whose pe_contact no output reads (withpe 0); the rest not */
   if (commit && withfd) { /* the blocked loop, with law hertz's scaling compiled in or not */
-    if (hertz) DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 1, v4, sum);
-    else DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 0, v4, sum);
+    if (hertz) DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 1, v4, pf, sum);
+    else DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 0, v4, pf, sum);
   } else if (hertz) {
 #define DEM_HERTZ_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 1, sum)
     DEM_HERTZ_SS(nt0, touch, commit, 0, withfd, 1, 1);
@@ -410,23 +445,23 @@ DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk,
   return nt;
 }
 
-static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
+static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
 }
 
 #if DEM_HAVE_ISA_V3
-DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
+DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
 }
 #endif
 
 #if DEM_HAVE_ISA_V4
 /* the AVX-512 copy: the AVX-512 filter, and the blocks of contacts eight per instruction */
-DEM_ISA_V4 __attribute__((target("prefer-vector-width=512"))) static PetscInt DemHookeFusedBatch_V4(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, DemFusedSums *sum)
+DEM_ISA_V4 __attribute__((target("prefer-vector-width=512"))) static PetscInt DemHookeFusedBatch_V4(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 1, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 1, pf, sum);
 }
 #endif
 
@@ -505,6 +540,9 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     PetscReal        tbl[27][3];
     const int        withfd = out->fd && out->td;
     const int        withpe = !(commit && sim->skip_pe); /* pe_contact wanted (run.c, verlet.c) */
+    /* software prefetch only where the columns the loop reads and updates at random (x, v, w,
+       f, t, fd, td, radius, 1/m: 184 B per body) outgrow what stays in the last-level cache */
+    const int        pf = (double)(bs->n + bs->nghost) * 184.0 > DEM_PF_MIN_BYTES;
     if (S) /* image shifts from the image index (neighbour.c): no per-pair shift vectors read */
       for (int s = 0; s < 27; s++) {
         tbl[s][0] = (s / 9 - 1) * (sim->hi[0] - sim->lo[0]);
@@ -526,14 +564,14 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
        step's on this same list (no rebuild, no generic-pipeline step, no restart in between) */
     known = (commit && hw->prev_valid && hw->prev_step == sim->step - 1 && hw->prev_builds == sim->nl.nbuilds && hw->prev_npair == pb->n && hw->prev_pair0 == pb->pair[0] && hw->prev_hist == sim->nl.history) ? PETSC_TRUE : PETSC_FALSE;
 #if DEM_HAVE_ISA_V4
-    if (DemIsaV4()) nt = DemHookeFusedBatch_V4(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, &sum);
+    if (DemIsaV4()) nt = DemHookeFusedBatch_V4(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
     else
 #endif
 #if DEM_HAVE_ISA_V3
-    if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, &sum);
+    if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
     else
 #endif
-      nt = DemHookeFusedBatch_Generic(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, &sum);
+      nt = DemHookeFusedBatch_Generic(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
     (void)nt;
     if (commit) { /* was[] now describes this evaluation */
       hw->prev_valid  = PETSC_TRUE;
