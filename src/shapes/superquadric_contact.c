@@ -333,7 +333,23 @@ DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3],
       nl[2] = k * (R[2] * n[0] + R[5] * n[1] + R[8] * n[2]);
     }
   }
-  for (int it = 0; it < 60; it++) {
+  int it0 = 0;
+  if (!gauge) { /* a warm start: the loop's first iteration, peeled (one evaluation settles a
+                   resting contact's root) */
+    PetscReal F, dF, step;
+#pragma GCC unroll 3
+    for (int j = 0; j < 3; j++) y[j] = y0[j] + al * nl[j];
+    F    = DemSQEval_Private(S->g, y, gl, Hl);
+    dF   = gl[0] * nl[0] + gl[1] * nl[1] + gl[2] * nl[2];
+    step = F / dF;
+    if (!(dF > 0) || !(PetscAbsReal(step) < 10)) gauge = PETSC_TRUE, al = 0; /* far off: as below */
+    else {
+      al -= step;
+      if (PetscAbsReal(step) <= 1e-5 * (1 + PetscAbsReal(al))) return al;
+    }
+    it0 = 1;
+  }
+  for (int it = it0; it < 60; it++) {
     PetscReal F, dF, step;
 #pragma GCC unroll 3
     for (int j = 0; j < 3; j++) y[j] = y0[j] + al * nl[j];
