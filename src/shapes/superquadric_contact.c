@@ -333,7 +333,23 @@ DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3],
       nl[2] = k * (R[2] * n[0] + R[5] * n[1] + R[8] * n[2]);
     }
   }
-  for (int it = 0; it < 60; it++) {
+  int it0 = 0;
+  if (!gauge) { /* a warm start: the loop's first iteration, peeled (one evaluation settles a
+                   resting contact's root) */
+    PetscReal F, dF, step;
+#pragma GCC unroll 3
+    for (int j = 0; j < 3; j++) y[j] = y0[j] + al * nl[j];
+    F    = DemSQEval_Private(S->g, y, gl, Hl);
+    dF   = gl[0] * nl[0] + gl[1] * nl[1] + gl[2] * nl[2];
+    step = F / dF;
+    if (!(dF > 0) || !(PetscAbsReal(step) < 10)) gauge = PETSC_TRUE, al = 0; /* far off: as below */
+    else {
+      al -= step;
+      if (PetscAbsReal(step) <= 1e-5 * (1 + PetscAbsReal(al))) return al;
+    }
+    it0 = 1;
+  }
+  for (int it = it0; it < 60; it++) {
     PetscReal F, dF, step;
 #pragma GCC unroll 3
     for (int j = 0; j < 3; j++) y[j] = y0[j] + al * nl[j];
@@ -356,6 +372,29 @@ DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3],
   }
   return al;
 }
+
+#if defined(DEM_SQ_CONTACT_V3)
+/* the AVX2 copy's frame of b relative to a (R_a^T R_b) and the centres c_b = R_a^T d,
+   c_a = -c_b, as DemSQCollideRot's scalar loops compute them, by rows of three in four-wide
+   registers (the last row loaded and stored masked), in the order in which GCC contracts the
+   scalar a b + c d + e f: fma(e, f, fma(a, b, c d)) - bitwise the same results (checked on the
+   static n = 10 bed, superquadric_settle README session 12). The target attribute as well as
+   the file's pragma: clang ignores the pragma (and then calls it: not always_inline). */
+DEM_ISA_V3 static inline void DemSQFrameRelV3(const PetscReal *RA, const PetscReal *RB, const PetscReal d[3], DemSQSide S[2])
+{
+  const __m256i m3 = _mm256_setr_epi64x(-1, -1, -1, 0);
+  const __m256d a0 = _mm256_loadu_pd(RA), a1 = _mm256_loadu_pd(RA + 3), a2 = _mm256_maskload_pd(RA + 6, m3);
+  const __m256d b0 = _mm256_loadu_pd(RB), b1 = _mm256_loadu_pd(RB + 3), b2 = _mm256_maskload_pd(RB + 6, m3);
+  const __m256d c  = _mm256_fmadd_pd(a2, _mm256_set1_pd(d[2]), _mm256_fmadd_pd(a0, _mm256_set1_pd(d[0]), _mm256_mul_pd(a1, _mm256_set1_pd(d[1]))));
+
+  _mm256_maskstore_pd(S[1].c, m3, c);
+  _mm256_maskstore_pd(S[0].c, m3, _mm256_xor_pd(c, _mm256_set1_pd(-0.0)));
+  for (int r = 0; r < 3; r++) {
+    const __m256d row = _mm256_fmadd_pd(_mm256_set1_pd(RA[6 + r]), b2, _mm256_fmadd_pd(_mm256_set1_pd(RA[r]), b0, _mm256_mul_pd(_mm256_set1_pd(RA[3 + r]), b1)));
+    _mm256_maskstore_pd(S[1].R + 3 * r, m3, row);
+  }
+}
+#endif
 
 /* DemSQCollide_Private with the rotation matrices passed apart from the bodies (the collider
    passes those of its per-body cache: no copies) */
@@ -381,12 +420,16 @@ static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQ
     S[1].kap   = L / B->s;
     S[0].ident = PETSC_TRUE; /* a's own frame: no rotation */
     S[1].ident = PETSC_FALSE;
-#pragma GCC unroll 3
+#if defined(DEM_SQ_CONTACT_V3)
+    DemSQFrameRelV3(RA, RB, d, S);
+#else
+  #pragma GCC unroll 3
     for (int j = 0; j < 3; j++) S[1].c[j] = RA[j] * d[0] + RA[3 + j] * d[1] + RA[6 + j] * d[2], S[0].c[j] = -S[1].c[j];
-#pragma GCC unroll 3
+  #pragma GCC unroll 3
     for (int r = 0; r < 3; r++)
-#pragma GCC unroll 3
+  #pragma GCC unroll 3
       for (int c = 0; c < 3; c++) S[1].R[3 * r + c] = RA[r] * RB[c] + RA[3 + r] * RB[3 + c] + RA[6 + r] * RB[6 + c];
+#endif
   }
   if (warm && warm->valid) { /* the previous solution, carried with body a */
 #pragma GCC unroll 3
@@ -531,6 +574,58 @@ static inline const PetscReal *DemSQFrame(PetscReal *fR, int64_t *fst, int64_t c
   return C;
 }
 
+#if defined(DEM_SQ_CONTACT_V3) && !defined(PETSC_USE_64BIT_INDICES)
+/* DemSQPrefilterCompact's short loop four pairs at a time (the AVX2 copy): the margins and
+   motion bounds gathered, the same subtractions and comparison per lane; the kept pairs' k
+   packed to the front of the four (a shuffle per mask) and stored, todo has room for n + 4;
+   kind is read as 32-bit words at byte offsets (its array has 4 bytes of padding). Returns
+   the first pair not done. The target attribute as well as the file's pragma: clang (the fuzz
+   build) ignores the pragma. */
+DEM_ISA_V3 static PetscInt DemSQPrefilterCompact4(PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscReal guard, PetscInt *todo, PetscInt *ntodo, PetscInt64 *ncert)
+{
+#define DEM_L(i) 4 * (i), 4 * (i) + 1, 4 * (i) + 2, 4 * (i) + 3
+  static const signed char pack[16][16] = {
+    {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {DEM_L(0), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {DEM_L(1), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {DEM_L(0), DEM_L(1), -1, -1, -1, -1, -1, -1, -1, -1},
+    {DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {DEM_L(0), DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1},
+    {DEM_L(1), DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1},
+    {DEM_L(0), DEM_L(1), DEM_L(2), -1, -1, -1, -1},
+    {DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {DEM_L(0), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
+    {DEM_L(1), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
+    {DEM_L(0), DEM_L(1), DEM_L(3), -1, -1, -1, -1},
+    {DEM_L(2), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
+    {DEM_L(0), DEM_L(2), DEM_L(3), -1, -1, -1, -1},
+    {DEM_L(1), DEM_L(2), DEM_L(3), -1, -1, -1, -1},
+    {DEM_L(0), DEM_L(1), DEM_L(2), DEM_L(3)},
+  };
+#undef DEM_L
+  const __m256d gv   = _mm256_set1_pd(guard);
+  const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), ff = _mm_set1_epi32(0xff), zero = _mm_setzero_si128();
+  PetscInt      k = 0, nt = *ntodo;
+  PetscInt64    nc = *ncert;
+
+  for (; k + 4 <= n; k += 4) {
+    const __m128i vp   = _mm_loadu_si128((const __m128i *)(pidx + k));
+    const __m128i va   = _mm_loadu_si128((const __m128i *)(pa + k)), vb = _mm_loadu_si128((const __m128i *)(pb + k));
+    const __m256d d    = _mm256_sub_pd(_mm256_sub_pd(_mm256_i32gather_pd(m, vp, 8), _mm256_i32gather_pd(M, va, 8)), _mm256_i32gather_pd(M, vb, 8));
+    const int     pass = _mm256_movemask_pd(_mm256_cmp_pd(d, gv, _CMP_GT_OQ)), keep = ~pass & 15;
+    const __m128i kd   = _mm_and_si128(_mm_i32gather_epi32((const int *)kind, vp, 1), ff);
+    const int     cert = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(kd, zero)));
+    const __m128i ks   = _mm_add_epi32(_mm_set1_epi32((int)k), lane);
+    _mm_storeu_si128((__m128i *)(todo + nt), _mm_shuffle_epi8(ks, _mm_loadu_si128((const __m128i *)pack[keep])));
+    nt += __builtin_popcount((unsigned)keep);
+    nc += __builtin_popcount((unsigned)(cert & pass));
+  }
+  *ntodo = nt;
+  *ncert = nc;
+  return k;
+}
+#endif
+
 /* the colliders' prefilter over the pairs of a batch (bodies pa[k], pb[k], index pidx[k] in
    the neighbour list): passes over those whose margin m[p] at the reference poses exceeds the
    two bodies' motion bounds M since then by more than guard, and writes the others' k to todo
@@ -548,46 +643,7 @@ static PetscInt DemSQPrefilterCompact(PetscInt n, const PetscInt *pa, const Pets
   if (!so) { /* every pair's index below cap and every pair's shape own: the common case */
     PetscInt k = 0;
 #if defined(DEM_SQ_CONTACT_V3) && !defined(PETSC_USE_64BIT_INDICES)
-    /* four pairs at a time: the margins and motion bounds gathered, the same subtractions and
-       comparison per lane; the kept pairs' k packed to the front of the four (a shuffle per
-       mask) and stored, todo has room for n + 4; kind is read as 32-bit words at byte
-       offsets (its array has 4 bytes of padding) */
-    {
-      static const signed char pack[16][16] = {
-  #define DEM_L(i) 4 * (i), 4 * (i) + 1, 4 * (i) + 2, 4 * (i) + 3
-        {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
-        {DEM_L(0), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
-        {DEM_L(1), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
-        {DEM_L(0), DEM_L(1), -1, -1, -1, -1, -1, -1, -1, -1},
-        {DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
-        {DEM_L(0), DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1},
-        {DEM_L(1), DEM_L(2), -1, -1, -1, -1, -1, -1, -1, -1},
-        {DEM_L(0), DEM_L(1), DEM_L(2), -1, -1, -1, -1},
-        {DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
-        {DEM_L(0), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
-        {DEM_L(1), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
-        {DEM_L(0), DEM_L(1), DEM_L(3), -1, -1, -1, -1},
-        {DEM_L(2), DEM_L(3), -1, -1, -1, -1, -1, -1, -1, -1},
-        {DEM_L(0), DEM_L(2), DEM_L(3), -1, -1, -1, -1},
-        {DEM_L(1), DEM_L(2), DEM_L(3), -1, -1, -1, -1},
-        {DEM_L(0), DEM_L(1), DEM_L(2), DEM_L(3)},
-  #undef DEM_L
-      };
-      const __m256d gv = _mm256_set1_pd(guard);
-      const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), ff = _mm_set1_epi32(0xff), zero = _mm_setzero_si128();
-      for (; k + 4 <= n; k += 4) {
-        const __m128i vp = _mm_loadu_si128((const __m128i *)(pidx + k));
-        const __m128i va = _mm_loadu_si128((const __m128i *)(pa + k)), vb = _mm_loadu_si128((const __m128i *)(pb + k));
-        const __m256d d  = _mm256_sub_pd(_mm256_sub_pd(_mm256_i32gather_pd(m, vp, 8), _mm256_i32gather_pd(M, va, 8)), _mm256_i32gather_pd(M, vb, 8));
-        const int     pass = _mm256_movemask_pd(_mm256_cmp_pd(d, gv, _CMP_GT_OQ)), keep = ~pass & 15;
-        const __m128i kd   = _mm_and_si128(_mm_i32gather_epi32((const int *)kind, vp, 1), ff);
-        const int     cert = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(kd, zero)));
-        const __m128i ks   = _mm_add_epi32(_mm_set1_epi32((int)k), lane);
-        _mm_storeu_si128((__m128i *)(todo + nt), _mm_shuffle_epi8(ks, _mm_loadu_si128((const __m128i *)pack[keep])));
-        nt += __builtin_popcount((unsigned)keep);
-        nc += __builtin_popcount((unsigned)(cert & pass));
-      }
-    }
+    k = DemSQPrefilterCompact4(n, pa, pb, pidx, m, M, kind, guard, todo, &nt, &nc);
 #endif
     for (; k < n; k++) {
       const PetscInt p    = pidx[k];
