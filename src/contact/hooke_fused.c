@@ -37,8 +37,8 @@ typedef struct {
 /* the prefetches (the filter's and the blocked loop's) are made when the bodies' columns the
    kernel reads and updates at random exceed this many bytes: measured on a Zen 3 (32 MiB L3
    shared with the other cores, 512 KiB L2), 8000 bodies (1.5 MB) ran 4-6 % slower with them
-   (the lines were in L3 and the prefetches only cost instructions), 32000 (5.9 MB) and 64000
-   (11.8 MB) 10-30 % faster (benchmarks/settle/README.md, session 12) */
+   (presumably their lines stay in L3 and the prefetches only add instructions), 32000 (5.9
+   MB) and 64000 (11.8 MB) 10-30 % faster (benchmarks/settle/README.md, session 12) */
 #define DEM_PF_MIN_BYTES (4.0 * 1048576)
 DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic, const int pf)
 {
@@ -421,8 +421,8 @@ DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, Pets
 }
 
 /*
-  One sphere/sphere batch: the filter, then the contacts, in the variant of the flags (each
-  specialised at compile time). Compiled twice (dem_isa.h): for the baseline x86-64 and, called
+  One sphere/sphere batch: the filter, then the contacts (explicit steps: chunk by chunk,
+  DemHookeFusedChunked), in the variant of the flags (each specialised at compile time). Compiled twice (dem_isa.h): for the baseline x86-64 and, called
   when the processor has them, with AVX2 and FMA (fused multiply-adds: about a fifth fewer
   instructions in this kernel; results differ from the baseline build in the last bits).
 */
