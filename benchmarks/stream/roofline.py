@@ -13,20 +13,20 @@ force reset, the rebuild check and the finite check are inside verlet's first pa
       (7 x 24), q 32, x0 24, inv_I 24, inv_m 8, m 8, flags 4; writes x v w f t fd td q  468
   second half kick (verlet.c): reads v w f t fd td (6 x 24), inv_I 24, inv_m 8;
       writes v w 48                                                                   224
-  pair filter (hooke_fused.c): x and radius of every body 32; per candidate pair
-      a b 8 and the last-step byte read and written 2                  32 + 10 / pair
-  blocked contact loop: x radius v w inv_m of every body 88, f t fd td read and
-      written 192; per contact the history read and written 64, the touch list
-      written and read 8, a b again 8                                  280 + 80 / contact
+  pair filter and blocked contact loop (hooke_fused.c), one pass chunk by chunk (512
+      candidate pairs filtered, then their contacts): x radius v w inv_m of every body 88,
+      f t fd td read and written 192; per candidate pair a b 8 and the last-step byte
+      read and written 2; per contact the history read and written 64 (the touch list and
+      the second read of a, b stay in the first-level cache)     280 + 10 / pair + 64 / contact
   (image shift indices, read only for the pairs across a periodic side, not counted)
 """
 import json
 import re
 import sys
 
-BODY = 468 + 224 + 32 + 280
+BODY = 468 + 224 + 280
 PAIR = 10
-CONTACT = 80
+CONTACT = 64
 PAIRS_PER_CONTACT = {"lattice": None, "bed": 4.39 / 2.31}  # bed-64k: 4.39 pairs and 2.31 contacts per body (callgrind counts, session 12; bed-8k 4.4 / 2.33)
 PAIRS_LATTICE = 3.0                                            # lattice at 1.1 d: 3 pairs per body in the half list, no contact
 

@@ -37,8 +37,8 @@ typedef struct {
 /* the prefetches (the filter's and the blocked loop's) are made when the bodies' columns the
    kernel reads and updates at random exceed this many bytes: measured on a Zen 3 (32 MiB L3
    shared with the other cores, 512 KiB L2), 8000 bodies (1.5 MB) ran 4-6 % slower with them
-   (the lines were in L3 and the prefetches only cost instructions), 32000 (5.9 MB) and 64000
-   (11.8 MB) 10-30 % faster (benchmarks/settle/README.md, session 12) */
+   (presumably their lines stay in L3 and the prefetches only add instructions), 32000 (5.9
+   MB) and 64000 (11.8 MB) 10-30 % faster (benchmarks/settle/README.md, session 12) */
 #define DEM_PF_MIN_BYTES (4.0 * 1048576)
 DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic, const int pf)
 {
@@ -85,9 +85,9 @@ DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const P
   copy of DemHookeFusedFilter rounds it (the compiler's contraction of d0 d0 + d1 d1 + d2 d2
   there: fma(d2, d2, fma(d0, d0, d1 d1))), so both select the same pairs.
 */
-DEM_ISA_V4 static PetscInt DemHookeFusedFilterKnown_V4(PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was)
+DEM_ISA_V4 static PetscInt DemHookeFusedFilterKnown_V4(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was)
 {
-  PetscInt      nt = 0, k = 0;
+  PetscInt      nt = 0, k = k0;
   const __m256i three = _mm256_set1_epi32(3), iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 
   for (; k + 8 <= npair; k += 8) {
@@ -250,7 +250,7 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
 {
   const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
   const int       has_gt = hk->has_gamma_t ? 1 : 0, kt_pos = kt > 0;
-  PetscReal       pe = 0, es_sum = 0;
+  PetscReal       pe = sum->pe, es_sum = sum->es; /* a run of calls adds to the same two sums, in pair order */
 
   for (PetscInt i0 = 0; i0 < nt; i0 += DEM_VB) {
     const PetscInt nb = nt - i0 < DEM_VB ? nt - i0 : DEM_VB;
@@ -362,38 +362,67 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
       es_sum += ES[j];
     }
   }
-  sum->pe += pe;
-  sum->es += es_sum;
+  sum->pe = pe;
+  sum->es = es_sum;
   sum->nc += nt;
 }
 
-/* the blocked loop's variants for the touching pairs [0, nt0) without and [nt0, nt) with an
-   image shift: stored energy wanted or not (withpe), gamma_n from the restitution or given,
-   law hertz or hooke (hertz, a constant at each call) */
-DEM_HOT_INLINE void DemHookeFusedSSVecVariants(const DemContactLaw_Hooke *hk, PetscInt nt0, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *sum)
+/* the blocked loop's variants for touching pairs with (periodic) or without an image shift:
+   stored energy wanted or not (withpe), gamma_n from the restitution or given, law hertz or
+   hooke (periodic and hertz constants at each call); adds to the running sums of `run` */
+DEM_HOT_INLINE void DemHookeFusedSSVecRun(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *run)
 {
-#define DEM_SSV(N, T, P, E, R) DemHookeFusedSSVec(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, P, E, R, hertz, v4, pf, sum)
+#define DEM_SSV(E, R) DemHookeFusedSSVec(hk, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, periodic, E, R, hertz, v4, pf, run)
   if (hk->from_e) {
-    if (withpe) DEM_SSV(nt0, touch, 0, 1, 1);
-    else DEM_SSV(nt0, touch, 0, 0, 1);
-    if (nt > nt0) {
-      if (withpe) DEM_SSV(nt - nt0, touch + nt0, 1, 1, 1);
-      else DEM_SSV(nt - nt0, touch + nt0, 1, 0, 1);
-    }
+    if (withpe) DEM_SSV(1, 1);
+    else DEM_SSV(0, 1);
   } else {
-    if (withpe) DEM_SSV(nt0, touch, 0, 1, 0);
-    else DEM_SSV(nt0, touch, 0, 0, 0);
-    if (nt > nt0) {
-      if (withpe) DEM_SSV(nt - nt0, touch + nt0, 1, 1, 0);
-      else DEM_SSV(nt - nt0, touch + nt0, 1, 0, 0);
-    }
+    if (withpe) DEM_SSV(1, 0);
+    else DEM_SSV(0, 0);
   }
 #undef DEM_SSV
 }
 
+/* the pair filter of [k0, k1) with the flags of the call (known, pf, v4 constants) */
+DEM_HOT_INLINE PetscInt DemHookeFusedFilterRange(PetscInt k0, PetscInt k1, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic, const int v4, const int pf)
+{
+#if DEM_HAVE_ISA_V4
+  if (known && v4 && !periodic) return DemHookeFusedFilterKnown_V4(k0, k1, A, B, hist, x, rad, touch, was);
+#endif
+  if (known) return pf ? DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, periodic, 1) : DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, periodic, 0);
+  return DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, touch, was, commit, 0, periodic, pf);
+}
+
 /*
-  One sphere/sphere batch: the filter, then the contacts, in the variant of the flags (each
-  specialised at compile time). Compiled twice (dem_isa.h): for the baseline x86-64 and, called
+  The explicit step's pairs [lo, hi) (all with or all without an image shift), filter and
+  blocked loop chunk by chunk: DEM_CHUNK candidate pairs filtered, then their touching pairs
+  computed, while the chunk's a, b and the bodies' x and radius the filter just read are still
+  in the first- and second-level caches (one pass over the list where filter and contacts
+  were two, each over the whole list). The pairs go through the blocked loop in the same
+  (ascending) order as before and the energies are summed in that order over the chunks, so the
+  results do not depend on the chunk size. Adds the range's sums to `sum`.
+*/
+#define DEM_CHUNK 512
+DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, PetscInt lo, PetscInt hi, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, const int known, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *sum)
+{
+  DemFusedSums run = {0, 0, 0, 0};
+
+  for (PetscInt c0 = lo; c0 < hi; c0 += DEM_CHUNK) {
+    const PetscInt c1 = hi - c0 > DEM_CHUNK ? c0 + DEM_CHUNK : hi;
+    const PetscInt m  = DemHookeFusedFilterRange(c0, c1, A, B, S, tbl, hist, x, rad, touch, was, 1, known, periodic, v4, pf);
+    DemHookeFusedSSVecRun(hk, m, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, periodic, withpe, hertz, v4, pf, &run);
+  }
+  if (run.nc) { /* as a single call over the range's touching pairs would add them */
+    sum->pe += run.pe;
+    sum->es += run.es;
+    sum->nc += run.nc;
+  }
+  return run.nc;
+}
+
+/*
+  One sphere/sphere batch: the filter, then the contacts (explicit steps: chunk by chunk,
+  DemHookeFusedChunked), in the variant of the flags (each specialised at compile time). Compiled twice (dem_isa.h): for the baseline x86-64 and, called
   when the processor has them, with AVX2 and FMA (fused multiply-adds: about a fifth fewer
   instructions in this kernel; results differ from the baseline build in the last bits).
 */
@@ -414,8 +443,20 @@ DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk,
       n0 = lo;
     } else n0 = 0;
   }
+  /* explicit steps commit and want fd (verlet), and book dissipation from fd and td, not
+     from the power column: the blocked loop's variants are specialised and skip the power,
+     and the stored energy too on steps whose pe_contact no output reads (withpe 0); law
+     hertz's scaling compiled in or not */
+  if (commit && withfd) {
+    if (known) {
+      if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 1, withpe, 1, v4, pf, sum);
+      return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 1, withpe, 0, v4, pf, sum);
+    }
+    if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 1, withpe, 1, v4, pf, sum);
+    return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 1, withpe, 0, v4, pf, sum);
+  }
 #if DEM_HAVE_ISA_V4
-  if (known && v4) nt0 = DemHookeFusedFilterKnown_V4(n0, A, B, hist, x, rad, touch, was);
+  if (known && v4) nt0 = DemHookeFusedFilterKnown_V4(0, n0, A, B, hist, x, rad, touch, was);
   else
 #endif
     if (known) nt0 = pf ? DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0, 1) : DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0, 0);
@@ -426,13 +467,8 @@ DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk,
     else nt += DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, commit, 0, 1, pf);
   }
 #define DEM_HOOKE_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 0, sum)
-  /* explicit steps commit and want fd (verlet), and book dissipation from fd and td, not
-     from the power column: those variants are specialised and skip the power, and the stored
-     energy too on steps whose pe_contact no output reads (withpe 0); the rest not */
-  if (commit && withfd) { /* the blocked loop, with law hertz's scaling compiled in or not */
-    if (hertz) DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 1, v4, pf, sum);
-    else DemHookeFusedSSVecVariants(hk, nt0, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, withpe, 0, v4, pf, sum);
-  } else if (hertz) {
+  /* the rest (no fd wanted or not committed): the scalar loop with the power column */
+  if (hertz) {
 #define DEM_HERTZ_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 1, sum)
     DEM_HERTZ_SS(nt0, touch, commit, 0, withfd, 1, 1);
     if (nt > nt0) DEM_HERTZ_SS(nt - nt0, touch + nt0, commit, 1, withfd, 1, 1);
