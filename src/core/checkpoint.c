@@ -53,7 +53,7 @@
 #include <libgen.h>
 
 #define DEM_CKPT_MAGIC   "MMDEMCKP"
-#define DEM_CKPT_VERSION 2u /* 2: the feature slots at the end of NLST */
+#define DEM_CKPT_VERSION 3u /* 2: the feature slots at the end of NLST; 3: SQWS, the superquadric warm starts (version 2 files are read without them) */
 #define DEM_CKPT_HEADER  48u
 #define DEM_CKPT_ENDIAN  0x01020304u
 /* the canonical run description: at most this many values (YAML aliases can multiply them) */
@@ -604,6 +604,31 @@ static PetscErrorCode DemCheckpointSerializeInto(DemSim sim, DemBuf *b)
     free(ib);
   }
   DemBufEnd(b, mark);
+  /* SQWS: per superquadric shape its contact solver's warm starts, prefilter and counters
+     (superquadric.c, DemShapeSuperquadricCheckpoint_Private): shape index, byte count, bytes;
+     -1 ends the list. A resting contact's solve starts from its warm start, so without them a
+     restart is not bitwise the uninterrupted run. A decomposed run writes none (each rank holds
+     its own pairs' records): its restart starts them afresh, as before version 3 */
+  PetscCall(DemBufBegin(b, "SQWS", &mark));
+  for (PetscInt k = 0; k < sim->nshape && sim->size == 1; k++) {
+    char  *sb = NULL;
+    size_t sl = 0;
+    FILE  *fp;
+    PetscErrorCode ierr;
+    if (!DemShapeSuperquadricWarmReals_Private(sim->shapes[k])) continue;
+    fp = open_memstream(&sb, &sl);
+    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_MEM, "checkpoint: cannot open a memory stream: %s", strerror(errno));
+    ierr = DemShapeSuperquadricCheckpoint_Private(sim->shapes[k], sim, fp, PETSC_TRUE);
+    if (fclose(fp) && !ierr) ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_MEM, PETSC_ERROR_INITIAL, "checkpoint: the superquadric warm starts: %s", strerror(errno));
+    if (ierr) free(sb);
+    PetscCall(ierr);
+    PetscCall(DemBufI64(b, k));
+    PetscCall(DemBufI64(b, (int64_t)sl));
+    PetscCall(DemBufPut_Private(b, sb, sl));
+    free(sb);
+  }
+  PetscCall(DemBufI64(b, -1));
+  DemBufEnd(b, mark);
   if (b->count) PetscFunctionReturn(PETSC_SUCCESS); /* the sizing pass: b->n is the size */
   /* header */
   memcpy(head, DEM_CKPT_MAGIC, 8);
@@ -870,9 +895,9 @@ static PetscErrorCode DemCheckpointLoadFile(const char file[], unsigned char **d
     fclose(fp);
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint '%s' is corrupted: header checksum mismatch (stored 0x%08x, computed 0x%08x)", file, hcrc, DemCrc32(head, 44));
   }
-  if (version != DEM_CKPT_VERSION) {
+  if (version != DEM_CKPT_VERSION && version != 2) { /* version 2: without SQWS */
     fclose(fp);
-    if (version < DEM_CKPT_VERSION) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint '%s' has format version %u; this mmdem (%d.%d) reads version %u only: the file comes from an older mmdem, without the contact history of mesh walls and polyhedra (version 2); restart it with the build that wrote it, or run again from the start", file, version, DEM_VERSION_MAJOR, DEM_VERSION_MINOR, DEM_CKPT_VERSION);
+    if (version < 2) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint '%s' has format version %u; this mmdem (%d.%d) reads versions 2 to %u only: the file comes from an older mmdem, without the contact history of mesh walls and polyhedra (version 2); restart it with the build that wrote it, or run again from the start", file, version, DEM_VERSION_MAJOR, DEM_VERSION_MINOR, DEM_CKPT_VERSION);
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint '%s' has format version %u; this mmdem (%d.%d) reads version %u", file, version, DEM_VERSION_MAJOR, DEM_VERSION_MINOR, DEM_CKPT_VERSION);
   }
   if (hsize != DEM_CKPT_HEADER || rsize != sizeof(PetscReal) || isize != sizeof(PetscInt)) {
@@ -1109,8 +1134,10 @@ static PetscErrorCode DemCheckpointParse(DemSim sim, const char file[], const un
   double            time = 0;
   char              str[256];
   DemGuard         *g;
+  uint32_t          version;
 
   PetscFunctionBegin;
+  memcpy(&version, data + 8, 4); /* the header was checked by DemCheckpointLoadFile */
   PetscCall(DemGuardGet_Private(sim, &g));
   /* META */
   PetscCall(DemRdSection(&all, "META", &r));
@@ -1285,6 +1312,30 @@ static PetscErrorCode DemCheckpointParse(DemSim sim, const char file[], const un
       PetscCall(PetscFPrintf(sim->comm, PETSC_STDERR, "mmdem: warning: integrator %s has no checkpoint method: its private state starts afresh on restart, and the run may differ from an uninterrupted one\n", str));
     }
     r.pos += (size_t)il;
+    PetscCall(DemRdDone(&r));
+  }
+  if (version >= 3) { /* SQWS (see the writer) */
+    int64_t k, sl;
+    PetscCall(DemRdSection(&all, "SQWS", &r));
+    for (;;) {
+      PetscCall(DemRdI64(&r, &k, "shape"));
+      if (k < 0) break;
+      if (k >= sim->nshape || !DemShapeSuperquadricWarmReals_Private(sim->shapes[k])) DEM_CKPT_ERR(&r, "checkpoint '%s' is inconsistent: section SQWS: shape %lld is not a superquadric", file, (long long)k);
+      PetscCall(DemRdCount(&r, &sl, 1, INT64_MAX, "superquadric warm starts"));
+      if (apply) {
+        static const unsigned char empty[1] = {0};
+        FILE                      *fp       = fmemopen((void *)(sl ? r.p + r.pos : empty), sl ? (size_t)sl : 1, "rb");
+        PetscErrorCode             ierr;
+        long                       pos;
+        PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_MEM, "checkpoint: cannot open a memory stream: %s", strerror(errno));
+        ierr = DemShapeSuperquadricCheckpoint_Private(sim->shapes[k], sim, fp, PETSC_FALSE);
+        pos  = sl ? ftell(fp) : 0;
+        fclose(fp);
+        PetscCall(ierr);
+        PetscCheck(pos == sl, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint '%s': shape %s read %ld of the %lld bytes of its warm starts", file, sim->shapes[k]->name, pos, (long long)sl);
+      }
+      r.pos += (size_t)sl;
+    }
     PetscCall(DemRdDone(&r));
   }
   if (all.pos != all.n) DEM_CKPT_ERR(&all, "checkpoint '%s' is inconsistent: %zu bytes after its last section", file, all.n - all.pos);

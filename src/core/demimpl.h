@@ -393,6 +393,7 @@ PETSC_EXTERN PetscErrorCode DemDecompReverseAddArray_Private(DemSim, PetscReal *
 PETSC_EXTERN PetscInt       DemShapeSuperquadricWarmReals_Private(DemShape);
 PETSC_EXTERN PetscInt       DemShapeSuperquadricWarmSlots_Private(DemShape);
 PETSC_EXTERN PetscBool      DemShapeSuperquadricWarmGet_Private(DemShape, PetscInt k, int64_t *ga, int64_t *gb, PetscReal v[]);
+PETSC_EXTERN PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape, DemSim, FILE *, PetscBool write); /* warm starts, prefilter, counters (serial) */
 PETSC_EXTERN PetscErrorCode DemShapeSuperquadricWarmPut_Private(DemShape, DemSim, int64_t ga, int64_t gb, const PetscReal v[]);
 /* n reals summed over the ranks, in place */
 PETSC_EXTERN PetscErrorCode DemDecompSum_Private(DemSim, PetscReal *v, PetscInt n);

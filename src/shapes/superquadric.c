@@ -484,13 +484,16 @@ PetscErrorCode DemShapeSuperquadricWarm_Private(DemShape s, DemSim sim, PetscInt
   if (sq->nbuilds != sim->nl.nbuilds) { /* the list was rebuilt: slots go through the gid map */
     PetscCall(DemHistoryMapClear(&sq->map));
     for (PetscInt k = 0; k < sq->cap; k++) {
-      if (sq->w[k].valid || sq->w[k].sep > 0) {
+      if (sq->w[k].ga >= 0 && (sq->w[k].valid || sq->w[k].sep > 0)) {
         PetscReal v[DEM_SQ_WARM_REALS];
         DemSQWarmPack(&sq->w[k], v);
         PetscCall(DemHistoryMapPut(&sq->map, sq->w[k].ga, sq->w[k].gb, 0, v));
       }
+      /* emptied (an empty slot is overwritten before use; its sep and ids reset so that the
+         next rebuild does not carry it as a record of the ids -1, -1) */
       sq->w[k].ga = sq->w[k].gb = -1;
-      sq->w[k].valid        = PETSC_FALSE;
+      sq->w[k].valid            = PETSC_FALSE;
+      sq->w[k].sep              = 0;
     }
     sq->nbuilds = sim->nl.nbuilds;
   }
@@ -717,6 +720,101 @@ PetscBool DemShapeSuperquadricWarmGet_Private(DemShape s, PetscInt k, int64_t *g
   *gb = sq->w[k].gb;
   DemSQWarmPack(&sq->w[k], v);
   return PETSC_TRUE;
+}
+
+/*
+  DemShapeSuperquadricCheckpoint_Private - writes (write) or reads back, through
+  DemCheckpointIO, everything of a superquadric shape that a later step depends on: the warm-start
+  slots of the neighbour list's pairs (slot index, pair ids, record), the gid map of the records
+  carried over the last rebuild that no lookup has taken yet, whether the slots belong to the
+  current list, the prefilter's reference poses and per-pair bounds, and the counters (thermo.csv's
+  sq_failures counts from the start of the run). A resting contact's solve starts from its
+  record and the prefilter decides which records are refreshed, so a restart without them
+  converges to other points within the solver's tolerance and is not bitwise the uninterrupted
+  run. Reading replaces the state the set-up's force evaluation left. Serial runs (checkpoint.c
+  calls it with one rank only). Not collective.
+*/
+PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape s, DemSim sim, FILE *fp, PetscBool write)
+{
+  DemShape_Superquadric *sq  = (DemShape_Superquadric *)s->data;
+  const char            *wht = "superquadric warm starts";
+  int64_t                ver = 1, sync, n = 0, pf, pfnb = 0, np = 0;
+  PetscInt64             cnt[8];
+
+  PetscFunctionBegin;
+  PetscCall(DemCheckpointIO(fp, write, &ver, sizeof(ver), wht));
+  PetscCheck(ver == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %s of version %lld (this build: 1)", wht, (long long)ver);
+  sync = sq->nbuilds == sim->nl.nbuilds ? 1 : 0;
+  PetscCall(DemCheckpointIO(fp, write, &sync, sizeof(sync), wht));
+  /* the slots */
+  if (write)
+    for (PetscInt k = 0; k < sq->cap; k++) n += sq->w[k].ga >= 0 ? 1 : 0;
+  PetscCall(DemCheckpointIO(fp, write, &n, sizeof(n), wht));
+  PetscCheck(n >= 0 && n <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %s: %lld slots", wht, (long long)n);
+  if (!write) {
+    PetscCall(DemHistoryMapClear(&sq->map));
+    for (PetscInt k = 0; k < sq->cap; k++) {
+      PetscCall(PetscMemzero(&sq->w[k], sizeof(sq->w[k])));
+      sq->w[k].ga = sq->w[k].gb = -1;
+    }
+  }
+  for (PetscInt k = 0, e = 0; write ? k < sq->cap : e < n; k++) {
+    int64_t   slot = k, ids[2];
+    PetscReal v[DEM_SQ_WARM_REALS];
+    if (write && sq->w[k].ga < 0) continue;
+    if (write) ids[0] = sq->w[k].ga, ids[1] = sq->w[k].gb, DemSQWarmPack(&sq->w[k], v);
+    PetscCall(DemCheckpointIO(fp, write, &slot, sizeof(slot), wht));
+    PetscCall(DemCheckpointIO(fp, write, ids, sizeof(ids), wht));
+    PetscCall(DemCheckpointIO(fp, write, v, sizeof(v), wht));
+    e++;
+    if (write) continue;
+    PetscCheck(slot >= 0 && slot < PETSC_MAX_INT / 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %s: slot %lld", wht, (long long)slot);
+    for (int j = 0; j < DEM_SQ_WARM_REALS; j++) PetscCheck(!PetscIsNanReal(v[j]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %s: a value that is not a number", wht);
+    PetscCall(DemSQWarmGrow(sq, (PetscInt)slot + 1));
+    DemSQWarmUnpack(v, &sq->w[slot]);
+    sq->w[slot].ga = ids[0], sq->w[slot].gb = ids[1];
+  }
+  PetscCall(DemHistoryMapCheckpoint_Private(&sq->map, fp, write, wht));
+  if (!write) sq->nbuilds = sync ? sim->nl.nbuilds : -1;
+  /* the prefilter */
+  pf = (!sq->pfoff && sq->pfbuilds == sim->nl.nbuilds && sq->pfnb > 0) ? 1 : 0;
+  PetscCall(DemCheckpointIO(fp, write, &pf, sizeof(pf), wht));
+  if (pf) {
+    pfnb = sq->pfnb, np = sim->nl.npairs;
+    PetscCall(DemCheckpointIO(fp, write, &pfnb, sizeof(pfnb), wht));
+    PetscCall(DemCheckpointIO(fp, write, &np, sizeof(np), wht));
+    PetscCheck(pfnb > 0 && pfnb <= PETSC_MAX_INT / 8 && np >= 0 && np <= PETSC_MAX_INT / 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %s: prefilter of %lld bodies, %lld pairs", wht, (long long)pfnb, (long long)np);
+    if (!write && pfnb > sq->pfcapb) {
+      PetscCall(PetscFree4(sq->pfx, sq->pfq, sq->pfM, sq->pfgid));
+      PetscCall(PetscMalloc4(3 * pfnb, &sq->pfx, 4 * pfnb, &sq->pfq, pfnb, &sq->pfM, pfnb, &sq->pfgid));
+      sq->pfcapb = (PetscInt)pfnb;
+    }
+    if (!write && np > sq->pfcap) {
+      PetscCall(PetscFree2(sq->pfm, sq->pfk));
+      PetscCall(PetscMalloc2(np, &sq->pfm, np + 4, &sq->pfk));
+      sq->pfcap = (PetscInt)np;
+    }
+    PetscCall(DemCheckpointIO(fp, write, sq->pfx, 3 * (size_t)pfnb * sizeof(PetscReal), wht));
+    PetscCall(DemCheckpointIO(fp, write, sq->pfq, 4 * (size_t)pfnb * sizeof(PetscReal), wht));
+    PetscCall(DemCheckpointIO(fp, write, sq->pfgid, (size_t)pfnb * sizeof(int64_t), wht));
+    PetscCall(DemCheckpointIO(fp, write, sq->pfm, (size_t)np * sizeof(PetscReal), wht));
+    PetscCall(DemCheckpointIO(fp, write, sq->pfk, (size_t)np, wht));
+    if (!write) {
+      for (PetscInt p = (PetscInt)np; p < sq->pfcap; p++) sq->pfm[p] = -PETSC_MAX_REAL, sq->pfk[p] = 0;
+      for (PetscInt p = sq->pfcap; p < sq->pfcap + 4; p++) sq->pfk[p] = 0;
+      sq->pfnb     = (PetscInt)pfnb;
+      sq->pfbuilds = sim->nl.nbuilds;
+    }
+  } else if (!write) sq->pfbuilds = -1;
+  /* the counters */
+  cnt[0] = sq->st.solves, cnt[1] = sq->st.warm, cnt[2] = sq->st.continuations, cnt[3] = sq->st.failures;
+  cnt[4] = sq->st.iterations, cnt[5] = sq->st.obbreject, cnt[6] = sq->st.skipped, cnt[7] = sq->st.prefiltered;
+  PetscCall(DemCheckpointIO(fp, write, cnt, sizeof(cnt), wht)); /* not the CPU seconds: they are the run's own */
+  if (!write) {
+    sq->st.solves = cnt[0], sq->st.warm = cnt[1], sq->st.continuations = cnt[2], sq->st.failures = cnt[3];
+    sq->st.iterations = cnt[4], sq->st.obbreject = cnt[5], sq->st.skipped = cnt[6], sq->st.prefiltered = cnt[7];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DemShapeSuperquadricWarmPut_Private(DemShape s, DemSim sim, int64_t ga, int64_t gb, const PetscReal v[])
