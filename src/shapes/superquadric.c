@@ -768,7 +768,7 @@ PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape s, DemSim sim, FI
     PetscCall(DemCheckpointIO(fp, write, v, sizeof(v), wht));
     e++;
     if (write) continue;
-    PetscCheck(slot >= 0 && slot < PETSC_MAX_INT / 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %s: slot %lld", wht, (long long)slot);
+    PetscCheck(slot >= 0 && slot < sim->nl.npairs, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %s: slot %lld of a list of %lld pairs", wht, (long long)slot, (long long)sim->nl.npairs);
     for (int j = 0; j < DEM_SQ_WARM_REALS; j++) PetscCheck(!PetscIsNanReal(v[j]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %s: a value that is not a number", wht);
     PetscCall(DemSQWarmGrow(sq, (PetscInt)slot + 1));
     DemSQWarmUnpack(v, &sq->w[slot]);
@@ -783,7 +783,7 @@ PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape s, DemSim sim, FI
     pfnb = sq->pfnb, np = sim->nl.npairs;
     PetscCall(DemCheckpointIO(fp, write, &pfnb, sizeof(pfnb), wht));
     PetscCall(DemCheckpointIO(fp, write, &np, sizeof(np), wht));
-    PetscCheck(pfnb > 0 && pfnb <= PETSC_MAX_INT / 8 && np >= 0 && np <= PETSC_MAX_INT / 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %s: prefilter of %lld bodies, %lld pairs", wht, (long long)pfnb, (long long)np);
+    PetscCheck(pfnb > 0 && pfnb <= sim->bodies.n && np == sim->nl.npairs, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %s: prefilter of %lld bodies, %lld pairs (the checkpoint has %lld and %lld)", wht, (long long)pfnb, (long long)np, (long long)sim->bodies.n, (long long)sim->nl.npairs);
     if (!write && pfnb > sq->pfcapb) {
       PetscCall(PetscFree4(sq->pfx, sq->pfq, sq->pfM, sq->pfgid));
       PetscCall(PetscMalloc4(3 * pfnb, &sq->pfx, 4 * pfnb, &sq->pfq, pfnb, &sq->pfM, pfnb, &sq->pfgid));
