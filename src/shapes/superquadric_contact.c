@@ -577,11 +577,11 @@ static inline const PetscReal *DemSQFrame(PetscReal *fR, int64_t *fst, int64_t c
 #if defined(DEM_SQ_CONTACT_V3) && !defined(PETSC_USE_64BIT_INDICES)
 /* DemSQPrefilterCompact's short loop four pairs at a time (the AVX2 copy): the margins and
    motion bounds gathered, the same subtractions and comparison per lane; the kept pairs' k
-   packed to the front of the four (a shuffle per mask) and stored, todo has room for n + 4;
+   packed to the front of the four (a shuffle per mask) and stored, sel has room for n + 4;
    kind is read as 32-bit words at byte offsets (its array has 4 bytes of padding). Returns
    the first pair not done. The target attribute as well as the file's pragma: clang (the fuzz
    build) ignores the pragma. */
-DEM_ISA_V3 static PetscInt DemSQPrefilterCompact4(PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscReal guard, PetscInt *todo, PetscInt *ntodo, PetscInt64 *ncert)
+DEM_ISA_V3 static PetscInt DemSQPrefilterCompact4(PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscReal guard, PetscInt *sel, PetscInt *nsel, PetscInt64 *ncert)
 {
 #define DEM_L(i) 4 * (i), 4 * (i) + 1, 4 * (i) + 2, 4 * (i) + 3
   static const signed char pack[16][16] = {
@@ -605,7 +605,7 @@ DEM_ISA_V3 static PetscInt DemSQPrefilterCompact4(PetscInt n, const PetscInt *pa
 #undef DEM_L
   const __m256d gv   = _mm256_set1_pd(guard);
   const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), ff = _mm_set1_epi32(0xff), zero = _mm_setzero_si128();
-  PetscInt      k = 0, nt = *ntodo;
+  PetscInt      k = 0, nt = *nsel;
   PetscInt64    nc = *ncert;
 
   for (; k + 4 <= n; k += 4) {
@@ -616,11 +616,11 @@ DEM_ISA_V3 static PetscInt DemSQPrefilterCompact4(PetscInt n, const PetscInt *pa
     const __m128i kd   = _mm_and_si128(_mm_i32gather_epi32((const int *)kind, vp, 1), ff);
     const int     cert = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(kd, zero)));
     const __m128i ks   = _mm_add_epi32(_mm_set1_epi32((int)k), lane);
-    _mm_storeu_si128((__m128i *)(todo + nt), _mm_shuffle_epi8(ks, _mm_loadu_si128((const __m128i *)pack[keep])));
+    _mm_storeu_si128((__m128i *)(sel + nt), _mm_shuffle_epi8(ks, _mm_loadu_si128((const __m128i *)pack[keep])));
     nt += __builtin_popcount((unsigned)keep);
     nc += __builtin_popcount((unsigned)(cert & pass));
   }
-  *ntodo = nt;
+  *nsel = nt;
   *ncert = nc;
   return k;
 }
@@ -628,14 +628,14 @@ DEM_ISA_V3 static PetscInt DemSQPrefilterCompact4(PetscInt n, const PetscInt *pa
 
 /* the colliders' prefilter over the pairs of a batch (bodies pa[k], pb[k], index pidx[k] in
    the neighbour list): passes over those whose margin m[p] at the reference poses exceeds the
-   two bodies' motion bounds M since then by more than guard, and writes the others' k to todo
+   two bodies' motion bounds M since then by more than guard, and writes the others' k to sel (the selected pairs, to be solved)
    (returns their number). A pair passed over on its separation certificate's margin (kind[p])
-   is counted in *ncert when the shape of its body so[k] is own (else it goes to todo: the
+   is counted in *ncert when the shape of its body so[k] is own (else it goes to sel: the
    caller counts it for its shape). No branch on the outcome (random in a packed bed); one
    pass before the solves instead of one call per solved pair (superquadric_settle README,
    session 12). Each pair's outcome depends only on its own m[p], which only that pair's
    turn in the pair loop changes, so filtering first is the same as filtering in turn. */
-static PetscInt DemSQPrefilterCompact(PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscInt cap, PetscReal guard, const PetscInt *so, const PetscInt *shape, PetscInt own, PetscInt *todo, PetscInt64 *ncert)
+static PetscInt DemSQPrefilterCompact(PetscInt n, const PetscInt *pa, const PetscInt *pb, const PetscInt *pidx, const PetscReal *m, const PetscReal *M, const unsigned char *kind, PetscInt cap, PetscReal guard, const PetscInt *so, const PetscInt *shape, PetscInt own, PetscInt *sel, PetscInt64 *ncert)
 {
   PetscInt64 nc = 0;
   PetscInt   nt = 0;
@@ -643,12 +643,12 @@ static PetscInt DemSQPrefilterCompact(PetscInt n, const PetscInt *pa, const Pets
   if (!so) { /* every pair's index below cap and every pair's shape own: the common case */
     PetscInt k = 0;
 #if defined(DEM_SQ_CONTACT_V3) && !defined(PETSC_USE_64BIT_INDICES)
-    k = DemSQPrefilterCompact4(n, pa, pb, pidx, m, M, kind, guard, todo, &nt, &nc);
+    k = DemSQPrefilterCompact4(n, pa, pb, pidx, m, M, kind, guard, sel, &nt, &nc);
 #endif
     for (; k < n; k++) {
       const PetscInt p    = pidx[k];
       const int      pass = m[p] - M[pa[k]] - M[pb[k]] > guard;
-      todo[nt] = k;
+      sel[nt] = k;
       nt += !pass;
       nc += pass & kind[p]; /* kind is 0 or 1 */
     }
@@ -657,7 +657,7 @@ static PetscInt DemSQPrefilterCompact(PetscInt n, const PetscInt *pa, const Pets
       const PetscInt p    = pidx[k];
       const int      pass = p < cap && m[p] - M[pa[k]] - M[pb[k]] > guard;
       const int      cert = pass && kind[p] != 0, mine = shape[so[k]] == own;
-      todo[nt] = k;
+      sel[nt] = k;
       nt += (!pass) | (cert & !mine);
       nc += cert & mine;
     }
@@ -685,10 +685,10 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
   const PetscReal *pM = NULL;
   PetscReal       *pm = NULL, guard = 0;
   unsigned char   *pk = NULL;
-  PetscInt         pcap = 0, ntodo;
+  PetscInt         pcap = 0, nsel;
   PetscInt64       npre = 0;
   DemSQStats      *stpre = NULL;
-  PetscInt        *todo = NULL;
+  PetscInt        *sel = NULL;
   PetscBool        mixed = PETSC_TRUE, allframes = PETSC_FALSE;
 
   PetscFunctionBegin;
@@ -715,22 +715,22 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
      its motion since the certificate is at most the motion bounds since the reference at
      both times, the rotation part by the subadditivity of sin(theta/2)); so the prefilter
      changes nothing but the work. */
-  ntodo = npair;
+  nsel = npair;
   if (pcap) {
     PetscInt64     ncert = 0;
     const PetscInt so0   = bs->shape[asphere ? pbb[0] : pa[0]];
     PetscInt       nsq   = 0;
     for (PetscInt i = 0; i < sim->nshape; i++) nsq += DemShapeSuperquadricGeom_Private(sim->shapes[i]) ? 1 : 0;
-    PetscCall(DemShapeSuperquadricScratch_Private(sim->shapes[so0], npair + 4, &todo)); /* + 4: DemSQPrefilterCompact's stores of four */
+    PetscCall(DemShapeSuperquadricScratch_Private(sim->shapes[so0], npair + 4, &sel)); /* + 4: DemSQPrefilterCompact's stores of four */
     /* one superquadric shape, and the batch's pair indices (forces.c: nl->pairidx, below
-       nl.npairs) below pcap: the short loop, and no pair passed over goes to todo */
+       nl.npairs) below pcap: the short loop, and no pair passed over goes to sel */
     mixed = nsq == 1 && sim->nl.npairs <= pcap ? PETSC_FALSE : PETSC_TRUE;
-    ntodo = DemSQPrefilterCompact(npair, pa, pbb, pidx, pm, pM, pk, pcap, guard, mixed ? (asphere ? pbb : pa) : NULL, bs->shape, so0, todo, &ncert);
+    nsel = DemSQPrefilterCompact(npair, pa, pbb, pidx, pm, pM, pk, pcap, guard, mixed ? (asphere ? pbb : pa) : NULL, bs->shape, so0, sel, &ncert);
     stpre->skipped += ncert;
-    npre = npair - ntodo;
+    npre = npair - nsel;
   }
-  for (PetscInt t = 0; t < ntodo; t++) {
-    const PetscInt   k = todo ? todo[t] : t;
+  for (PetscInt t = 0; t < nsel; t++) {
+    const PetscInt   k = sel ? sel[t] : t;
     PetscInt         a, b, p;
     const PetscReal *qa, *qb, *sh, *RA, *RB;
     DemSQBody        A, B;
@@ -775,7 +775,7 @@ static PetscErrorCode DemCollideSQ(const DemPairBatch *pb, PetscReal skin, DemCo
       if (!st0) {
         st0 = st;
         PetscCall(DemShapeSuperquadricFrames_Private(own, bs->n + bs->nghost, &fR, &fst, &fcall));
-        if (2 * (ntodo - t) >= bs->n + bs->nghost) { /* a packed batch: every body's matrix now, in
+        if (2 * (nsel - t) >= bs->n + bs->nghost) { /* a packed batch: every body's matrix now, in
                                                        one pass (no cache check per pair) */
           for (PetscInt i = 0; i < bs->n + bs->nghost; i++) DemQuatToMatrix(q + 4 * i, fR + 9 * i), fst[i] = fcall;
           allframes = PETSC_TRUE;
