@@ -23,23 +23,20 @@ typedef struct {
 } DemFusedSums;
 
 /*
-  The explicit step's per-body records (DemHookeFusedPack, DemHookeFusedUnpack): the blocked loop
-  reads a body's x, radius, v, 1/m and w from one record of DEM_REC reals and accumulates its
-  f, t, fd and td into another, so that the second body b of a pair, at an index the hardware
-  prefetchers cannot follow, costs two cache lines of input and two of output (128-byte
-  aligned records) instead of one line in each of nine columns. The filter reads x and the
-  radius, both in the input record's first line.
+  The explicit step's per-body input records (DemHookeFusedPack): the filter and the blocked
+  loop read a body's x, radius, v, 1/m and w from one record of DEM_REC reals (96 bytes, at
+  most two cache lines, x and the radius in one) instead of from five columns, so that the
+  second body b of a pair, at an index the hardware prefetchers cannot follow, is fetched as
+  one or two lines instead of one per column (benchmarks/settle/README.md, session 13: the
+  same done for f, t, fd and td, with records of the outputs packed and unpacked around the
+  loop, did not pay).
 */
-#define DEM_REC   16
+#define DEM_REC   12
 #define DEM_RI_X  0
 #define DEM_RI_R  3
 #define DEM_RI_V  4
 #define DEM_RI_IM 7
 #define DEM_RI_W  8
-#define DEM_RO_F  0
-#define DEM_RO_T  3
-#define DEM_RO_FD 6
-#define DEM_RO_TD 9
 
 /*
   The sphere/sphere pairs [0, npair) of a group, in two passes: a tight filter that collects
@@ -225,16 +222,15 @@ DEM_HOT_INLINE void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, 
 
 #if DEM_HAVE_ISA_V4
 /* step (3) of the blocked loop for the AVX-512 copy: each body's three components of f, t,
-   fd and td (in its output record O + DEM_REC i) updated by one masked 3-lane load, add (t,
-   td: fnmadd with the lever arm, as the scalar t -= s C rounds) and store, instead of three
-   scalar read-modify-writes; the order of the updates, and so every sum, is the scalar loop's */
-DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *restrict tk, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, PetscReal *restrict O, const PetscReal *F0, const PetscReal *F1, const PetscReal *F2, const PetscReal *C0, const PetscReal *C1, const PetscReal *C2, const PetscReal *D0, const PetscReal *D1, const PetscReal *D2, const PetscReal *E0, const PetscReal *E1, const PetscReal *E2, const PetscReal *SA, const PetscReal *SB, const PetscReal *h0, const PetscReal *h1, const PetscReal *h2, const PetscReal *h3)
+   fd and td updated by one masked 3-lane load, add (t, td: fnmadd with the lever arm, as the
+   scalar t -= s C rounds) and store, instead of three scalar read-modify-writes; the order of
+   the updates, and so every sum, is the scalar loop's */
+DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *restrict tk, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, const PetscReal *F0, const PetscReal *F1, const PetscReal *F2, const PetscReal *C0, const PetscReal *C1, const PetscReal *C2, const PetscReal *D0, const PetscReal *D1, const PetscReal *D2, const PetscReal *E0, const PetscReal *E1, const PetscReal *E2, const PetscReal *SA, const PetscReal *SB, const PetscReal *h0, const PetscReal *h1, const PetscReal *h2, const PetscReal *h3)
 {
   const __mmask8 m3 = 0x7;
   for (PetscInt j = 0; j < nb; j++) {
     const PetscInt k = tk[j];
-    const size_t   a = DEM_REC * (size_t)A[k], b = DEM_REC * (size_t)B[k];
-    PetscReal *restrict f = O + DEM_RO_F, *restrict t = O + DEM_RO_T, *restrict fd = O + DEM_RO_FD, *restrict td = O + DEM_RO_TD;
+    const size_t   a = 3 * (size_t)A[k], b = 3 * (size_t)B[k];
     const __m256d  F = _mm256_set_pd(0, F2[j], F1[j], F0[j]), C = _mm256_set_pd(0, C2[j], C1[j], C0[j]);
     const __m256d  D = _mm256_set_pd(0, D2[j], D1[j], D0[j]), E = _mm256_set_pd(0, E2[j], E1[j], E0[j]);
     const __m256d  sa = _mm256_set1_pd(SA[j]), sb = _mm256_set1_pd(SB[j]);
@@ -251,22 +247,24 @@ DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *rest
 }
 #endif
 
-/* the bodies b of the touching pairs [i1, i1 + DEM_VB) requested into the cache: the two
-   lines of the input record the blocked loop's gather reads, the two of the output record its
-   scatter updates, and the pair's history */
-DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict B, const PetscReal *hist, const PetscReal *R, const PetscReal *O)
+/* the bodies of the touching pairs [i1, i1 + DEM_VB) requested into the cache: what the
+   blocked loop's gather reads (the input record's one or two lines) and its scatter updates
+   (f, t, fd, td), and the pair's history */
+DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscReal *hist, const PetscReal *R, const PetscReal *f, const PetscReal *t, const PetscReal *fd, const PetscReal *td)
 {
   const PetscInt i2 = nt - i1 < DEM_VB ? nt : i1 + DEM_VB;
   for (PetscInt i = i1; i < i2; i++) {
     const PetscInt k = touch[i];
-    const size_t   b = DEM_REC * (size_t)B[k];
+    const size_t   a = (size_t)A[k], b = (size_t)B[k];
     __builtin_prefetch(hist + DEM_FRICTION_HISTSIZE * (size_t)k, 1);
-    __builtin_prefetch(R + b), __builtin_prefetch(R + b + 8);
-    __builtin_prefetch(O + b, 1), __builtin_prefetch(O + b + 8, 1);
+    __builtin_prefetch(R + DEM_REC * b), __builtin_prefetch(R + DEM_REC * b + 8);
+    __builtin_prefetch(f + 3 * b, 1), __builtin_prefetch(t + 3 * b, 1), __builtin_prefetch(fd + 3 * b, 1), __builtin_prefetch(td + 3 * b, 1);
+    __builtin_prefetch(R + DEM_REC * a), __builtin_prefetch(R + DEM_REC * a + 8);
+    __builtin_prefetch(f + 3 * a, 1), __builtin_prefetch(t + 3 * a, 1), __builtin_prefetch(fd + 3 * a, 1), __builtin_prefetch(td + 3 * a, 1);
   }
 }
 
-DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict R, PetscReal *restrict O, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, const int pf, DemFusedSums *sum)
+DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict R, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, const int pf, DemFusedSums *sum)
 {
   const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
   const int       has_gt = hk->has_gamma_t ? 1 : 0, kt_pos = kt > 0;
@@ -285,7 +283,7 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
        list's cells), a stream the hardware prefetchers do not follow across nine arrays, so
        without this each b costs up to nine cache misses in a row once the store leaves the
        cache (bed-64k); a prefetch does not change any value */
-    if (pf) DemHookeFusedPrefetchBodies(i0 + DEM_VB, nt, touch, B, hist, R, O);
+    if (pf) DemHookeFusedPrefetchBodies(i0 + DEM_VB, nt, touch, A, B, hist, R, f, t, fd, td);
     /* (1) gather; the padding lanes get two unit spheres 1 apart along z, at rest */
     for (PetscInt j = 0; j < DEM_VB; j++) {
       if (j < nb) {
@@ -357,7 +355,7 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
     /* (3) scatter, in the order of the pairs */
 #if DEM_HAVE_ISA_V4
     if (v4) {
-      DemHookeFusedScatter_V4(nb, touch + i0, A, B, hist, O, F0, F1, F2, C0, C1, C2, D0, D1, D2, E0, E1, E2, SA, SB, h0, h1, h2, h3);
+      DemHookeFusedScatter_V4(nb, touch + i0, A, B, hist, f, t, fd, td, F0, F1, F2, C0, C1, C2, D0, D1, D2, E0, E1, E2, SA, SB, h0, h1, h2, h3);
       for (PetscInt j = 0; j < nb; j++) {
         if (withpe) pe += EN[j];
         es_sum += ES[j];
@@ -367,9 +365,12 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
 #endif
     for (PetscInt j = 0; j < nb; j++) {
       const PetscInt k = touch[i0 + j];
-      PetscReal *restrict hh = hist + DEM_FRICTION_HISTSIZE * k, *oa = O + DEM_REC * (size_t)A[k], *ob = O + DEM_REC * (size_t)B[k];
-      PetscReal *fa = oa + DEM_RO_F, *ta = oa + DEM_RO_T, *fda = oa + DEM_RO_FD, *tda = oa + DEM_RO_TD; /* a == b possible (a body and its own image) */
-      PetscReal *fb = ob + DEM_RO_F, *tb = ob + DEM_RO_T, *fdb = ob + DEM_RO_FD, *tdb = ob + DEM_RO_TD;
+      const size_t   a = 3 * (size_t)A[k], b = 3 * (size_t)B[k];
+      PetscReal *restrict hh = hist + DEM_FRICTION_HISTSIZE * k;
+      /* each body's four rows by a pointer of its own (fewer address computations than f[3 a + c]
+         and the like, measured: about 4 % of the loop's instructions); a == b is possible (a body
+         and its own image), so these are not restrict */
+      PetscReal *fa = f + a, *ta = t + a, *fda = fd + a, *tda = td + a, *fb = f + b, *tb = t + b, *fdb = fd + b, *tdb = td + b;
       fa[0] += F0[j], fa[1] += F1[j], fa[2] += F2[j];
       fb[0] -= F0[j], fb[1] -= F1[j], fb[2] -= F2[j];
       ta[0] -= SA[j] * C0[j], ta[1] -= SA[j] * C1[j], ta[2] -= SA[j] * C2[j];
@@ -391,9 +392,9 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
 /* the blocked loop's variants for touching pairs with (periodic) or without an image shift:
    stored energy wanted or not (withpe), gamma_n from the restitution or given, law hertz or
    hooke (periodic and hertz constants at each call); adds to the running sums of `run` */
-DEM_HOT_INLINE void DemHookeFusedSSVecRun(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict R, PetscReal *restrict O, PetscReal dt, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *run)
+DEM_HOT_INLINE void DemHookeFusedSSVecRun(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict R, DemForceOut *out, PetscReal dt, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *run)
 {
-#define DEM_SSV(E, FE) DemHookeFusedSSVec(hk, nt, touch, A, B, S, tbl, hist, R, O, dt, periodic, E, FE, hertz, v4, pf, run)
+#define DEM_SSV(E, FE) DemHookeFusedSSVec(hk, nt, touch, A, B, S, tbl, hist, R, out->f, out->t, out->fd, out->td, dt, periodic, E, FE, hertz, v4, pf, run)
   if (hk->from_e) {
     if (withpe) DEM_SSV(1, 1);
     else DEM_SSV(0, 1);
@@ -425,14 +426,14 @@ DEM_HOT_INLINE PetscInt DemHookeFusedFilterRange(PetscInt k0, PetscInt k1, const
   results do not depend on the chunk size. Adds the range's sums to `sum`.
 */
 #define DEM_CHUNK 512
-DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, PetscInt lo, PetscInt hi, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict R, PetscReal *restrict O, PetscInt *restrict touch, unsigned char *restrict was, PetscReal dt, const int known, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *sum)
+DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, PetscInt lo, PetscInt hi, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict R, DemForceOut *out, PetscInt *restrict touch, unsigned char *restrict was, PetscReal dt, const int known, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *sum)
 {
   DemFusedSums run = {0, 0, 0, 0};
 
   for (PetscInt c0 = lo; c0 < hi; c0 += DEM_CHUNK) {
     const PetscInt c1 = hi - c0 > DEM_CHUNK ? c0 + DEM_CHUNK : hi;
     const PetscInt m  = DemHookeFusedFilterRange(c0, c1, A, B, S, tbl, hist, R, touch, was, 1, known, periodic, v4, pf);
-    DemHookeFusedSSVecRun(hk, m, touch, A, B, S, tbl, hist, R, O, dt, periodic, withpe, hertz, v4, pf, &run);
+    DemHookeFusedSSVecRun(hk, m, touch, A, B, S, tbl, hist, R, out, dt, periodic, withpe, hertz, v4, pf, &run);
   }
   if (run.nc) { /* as a single call over the range's touching pairs would add them */
     sum->pe += run.pe;
@@ -448,7 +449,7 @@ DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, Pets
   when the processor has them, with AVX2 and FMA (fused multiply-adds: about a fifth fewer
   instructions in this kernel; results differ from the baseline build in the last bits).
 */
-DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const PetscReal *restrict R, PetscReal *restrict O, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, const int pf, DemFusedSums *sum)
+DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const PetscReal *restrict R, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, const int pf, DemFusedSums *sum)
 {
   PetscInt nt0, nt, n0 = npair;
 
@@ -471,11 +472,11 @@ DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk,
      hertz's scaling compiled in or not */
   if (commit && withfd) {
     if (known) {
-      if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, O, touch, was, dt, 1, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, O, touch, was, dt, 1, 1, withpe, 1, v4, pf, sum);
-      return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, O, touch, was, dt, 1, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, O, touch, was, dt, 1, 1, withpe, 0, v4, pf, sum);
+      if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, out, touch, was, dt, 1, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, out, touch, was, dt, 1, 1, withpe, 1, v4, pf, sum);
+      return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, out, touch, was, dt, 1, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, out, touch, was, dt, 1, 1, withpe, 0, v4, pf, sum);
     }
-    if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, O, touch, was, dt, 0, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, O, touch, was, dt, 0, 1, withpe, 1, v4, pf, sum);
-    return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, O, touch, was, dt, 0, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, O, touch, was, dt, 0, 1, withpe, 0, v4, pf, sum);
+    if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, out, touch, was, dt, 0, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, out, touch, was, dt, 0, 1, withpe, 1, v4, pf, sum);
+    return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, out, touch, was, dt, 0, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, out, touch, was, dt, 0, 1, withpe, 0, v4, pf, sum);
   }
 #if DEM_HAVE_ISA_V4
   if (known && v4) nt0 = DemHookeFusedFilterKnown_V4(0, n0, A, B, hist, x, rad, 3, 1, touch, was);
@@ -503,23 +504,23 @@ DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk,
   return nt;
 }
 
-static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *R, PetscReal *O, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
+static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *R, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, R, O, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, R, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
 }
 
 #if DEM_HAVE_ISA_V3
-DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *R, PetscReal *O, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
+DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *R, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, R, O, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, R, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
 }
 #endif
 
 #if DEM_HAVE_ISA_V4
 /* the AVX-512 copy: the AVX-512 filter, and the blocks of contacts eight per instruction */
-DEM_ISA_V4 __attribute__((target("prefer-vector-width=512"))) static PetscInt DemHookeFusedBatch_V4(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *R, PetscReal *O, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
+DEM_ISA_V4 __attribute__((target("prefer-vector-width=512"))) static PetscInt DemHookeFusedBatch_V4(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *R, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, R, O, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 1, pf, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, R, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 1, pf, sum);
 }
 #endif
 
@@ -572,29 +573,23 @@ static PetscErrorCode DemHookeFusedSP(const DemContactLaw_Hooke *hk, DemSim sim,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the records of bodies [0, nb) (DEM_REC): inputs from the state and the body store, outputs
-   from the force columns as they stand (gravity, loads, earlier groups), so that the blocked
-   loop adds to each body's values in the order it would add to the columns' */
-static void DemHookeFusedPack(PetscInt nb, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const DemForceOut *out, PetscReal *restrict R, PetscReal *restrict O)
+/* the input records of bodies [0, nb) (DEM_REC), from the state and the body store: x, v and
+   w copied four reals at a time (the fourth, the next body's first, then overwritten by the
+   radius and 1/m; the last reals of a record are padding), the last body by components */
+static void DemHookeFusedPack(PetscInt nb, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict R)
 {
-  const PetscReal *restrict f = out->f, *restrict t = out->t, *restrict fd = out->fd, *restrict td = out->td;
-  for (PetscInt i = 0; i < nb; i++) {
-    PetscReal *restrict ri = R + DEM_REC * i, *restrict oi = O + DEM_REC * i;
-    for (int c = 0; c < 3; c++) {
-      ri[DEM_RI_X + c] = x[3 * i + c], ri[DEM_RI_V + c] = v[3 * i + c], ri[DEM_RI_W + c] = w[3 * i + c];
-      oi[DEM_RO_F + c] = f[3 * i + c], oi[DEM_RO_T + c] = t[3 * i + c], oi[DEM_RO_FD + c] = fd[3 * i + c], oi[DEM_RO_TD + c] = td[3 * i + c];
-    }
+  for (PetscInt i = 0; i < nb - 1; i++) {
+    PetscReal *restrict ri = R + DEM_REC * i;
+    memcpy(ri + DEM_RI_X, x + 3 * i, 4 * sizeof(PetscReal));
+    memcpy(ri + DEM_RI_V, v + 3 * i, 4 * sizeof(PetscReal));
+    memcpy(ri + DEM_RI_W, w + 3 * i, 4 * sizeof(PetscReal));
     ri[DEM_RI_R] = rad[i], ri[DEM_RI_IM] = im[i];
   }
-}
-
-/* the output records back into the force columns */
-static void DemHookeFusedUnpack(PetscInt nb, const PetscReal *restrict O, DemForceOut *out)
-{
-  PetscReal *restrict f = out->f, *restrict t = out->t, *restrict fd = out->fd, *restrict td = out->td;
-  for (PetscInt i = 0; i < nb; i++) {
-    const PetscReal *restrict oi = O + DEM_REC * i;
-    for (int c = 0; c < 3; c++) f[3 * i + c] = oi[DEM_RO_F + c], t[3 * i + c] = oi[DEM_RO_T + c], fd[3 * i + c] = oi[DEM_RO_FD + c], td[3 * i + c] = oi[DEM_RO_TD + c];
+  if (nb > 0) {
+    PetscReal *restrict ri = R + DEM_REC * (nb - 1);
+    const size_t        l  = 3 * (size_t)(nb - 1);
+    for (int c = 0; c < 3; c++) ri[DEM_RI_X + c] = x[l + c], ri[DEM_RI_V + c] = v[l + c], ri[DEM_RI_W + c] = w[l + c];
+    ri[DEM_RI_R] = rad[nb - 1], ri[DEM_RI_IM] = im[nb - 1], ri[DEM_RI_W + 3] = 0;
   }
 }
 
@@ -624,9 +619,10 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     PetscReal        tbl[27][3];
     const int        withfd = out->fd && out->td;
     const int        withpe = !(commit && sim->skip_pe); /* pe_contact wanted (run.c, verlet.c) */
-    /* software prefetch only where the columns the loop reads and updates at random (x, v, w,
-       f, t, fd, td, radius, 1/m: 184 B per body) outgrow what stays in the last-level cache */
-    const int        pf = (double)(bs->n + bs->nghost) * 184.0 > DEM_PF_MIN_BYTES;
+    /* software prefetch only where what the loop reads and updates at random (the input record
+       and f, t, fd, td: 192 B per body; x, v, w, radius, 1/m and f, t, fd, td, 184 B, before
+       the records) outgrows what stays in the last-level cache */
+    const int        pf = (double)(bs->n + bs->nghost) * 192.0 > DEM_PF_MIN_BYTES;
     if (S) /* image shifts from the image index (neighbour.c): no per-pair shift vectors read */
       for (int s = 0; s < 27; s++) {
         tbl[s][0] = (s / 9 - 1) * (sim->hi[0] - sim->lo[0]);
@@ -637,17 +633,16 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     PetscInt             nt;
     PetscBool            known;
     const PetscInt       nb = bs->n + bs->nghost;
-    PetscReal           *R = NULL, *O = NULL;
-    if (commit && withfd) { /* the explicit step's blocked loop works on per-body records */
+    PetscReal           *R = NULL;
+    if (commit && withfd) { /* the explicit step's filter and blocked loop read per-body records */
       if (nb > hw->reccap) {
         PetscCall(PetscFree(hw->rbuf));
         hw->reccap = DemGrowCap_Private(nb);
-        PetscCall(PetscMalloc1(2 * DEM_REC * (size_t)hw->reccap + DEM_REC, &hw->rbuf));
-        hw->rin  = (PetscReal *)(((uintptr_t)hw->rbuf + 127) & ~(uintptr_t)127); /* 128-byte aligned: a record is two cache lines */
-        hw->rout = hw->rin + DEM_REC * (size_t)hw->reccap;
+        PetscCall(PetscMalloc1(DEM_REC * (size_t)hw->reccap + 8, &hw->rbuf));
+        hw->rin = (PetscReal *)(((uintptr_t)hw->rbuf + 63) & ~(uintptr_t)63); /* 64-byte aligned: x and the radius in one line */
       }
-      R = hw->rin, O = hw->rout;
-      DemHookeFusedPack(nb, x, v, w, bs->radius, bs->inv_m, out, R, O);
+      R = hw->rin;
+      DemHookeFusedPack(nb, x, v, w, bs->radius, bs->inv_m, R);
     }
     if (pb->n > hw->touchcap) {
       PetscCall(PetscFree(hw->touch));
@@ -661,16 +656,15 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
        step's on this same list (no rebuild, no generic-pipeline step, no restart in between) */
     known = (commit && hw->prev_valid && hw->prev_step == sim->step - 1 && hw->prev_builds == sim->nl.nbuilds && hw->prev_npair == pb->n && hw->prev_pair0 == pb->pair[0] && hw->prev_hist == sim->nl.history) ? PETSC_TRUE : PETSC_FALSE;
 #if DEM_HAVE_ISA_V4
-    if (DemIsaV4()) nt = DemHookeFusedBatch_V4(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, R, O, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
+    if (DemIsaV4()) nt = DemHookeFusedBatch_V4(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, R, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
     else
 #endif
 #if DEM_HAVE_ISA_V3
-    if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, R, O, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
+    if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, R, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
     else
 #endif
-      nt = DemHookeFusedBatch_Generic(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, R, O, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
+      nt = DemHookeFusedBatch_Generic(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, R, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
     (void)nt;
-    if (O) DemHookeFusedUnpack(nb, O, out);
     if (commit) { /* was[] now describes this evaluation */
       hw->prev_valid  = PETSC_TRUE;
       hw->prev_step   = sim->step;
