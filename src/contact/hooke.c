@@ -117,7 +117,6 @@ static PetscErrorCode DemContactLawDestroy_Hooke(DemContactLaw law)
   PetscFunctionBegin;
   PetscCall(PetscFree(((DemContactLaw_Hooke *)law->data)->touch)); /* fused kernel scratch */
   PetscCall(PetscFree(((DemContactLaw_Hooke *)law->data)->was));
-  PetscCall(PetscFree(((DemContactLaw_Hooke *)law->data)->rbuf));
   PetscCall(PetscFree(law->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -20,11 +20,6 @@ typedef struct {
   PetscBool      prev_valid;
   PetscInt       prev_step, prev_builds, prev_npair, prev_pair0;
   PetscReal *prev_hist;
-  /* the explicit step's per-body input records (hooke_fused.c, DemHookeFusedPack): what the
-     filter and the blocked loop read of a body, 12 reals each, 64-byte aligned in rbuf (room
-     for reccap bodies) */
-  PetscReal *rbuf, *rin;
-  PetscInt   reccap;
 } DemContactLaw_Hooke;
 
 /*

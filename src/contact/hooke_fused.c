@@ -23,22 +23,6 @@ typedef struct {
 } DemFusedSums;
 
 /*
-  The explicit step's per-body input records (DemHookeFusedPack): the filter and the blocked
-  loop read a body's x, radius, v, 1/m and w from one record of DEM_REC reals (96 bytes, at
-  most two cache lines, x and the radius in one) instead of from five columns, so that the
-  second body b of a pair, at an index the hardware prefetchers cannot follow, is fetched as
-  one or two lines instead of one per column (benchmarks/settle/README.md, session 13: the
-  same done for f, t, fd and td, with records of the outputs packed and unpacked around the
-  loop, did not pay).
-*/
-#define DEM_REC   12
-#define DEM_RI_X  0
-#define DEM_RI_R  3
-#define DEM_RI_V  4
-#define DEM_RI_IM 7
-#define DEM_RI_W  8
-
-/*
   The sphere/sphere pairs [0, npair) of a group, in two passes: a tight filter that collects
   the touching pairs into touch[] (branch-free), then the contacts themselves. Most candidate
   pairs of a packed bed do not touch, and the filter keeps their cost to a distance test.
@@ -56,9 +40,7 @@ typedef struct {
    (presumably their lines stay in L3 and the prefetches only add instructions), 32000 (5.9
    MB) and 64000 (11.8 MB) 10-30 % faster (benchmarks/settle/README.md, session 12) */
 #define DEM_PF_MIN_BYTES (4.0 * 1048576)
-/* xs, rs: the strides of x and rad per body (3 and 1 in the body store's columns, DEM_REC in
-   the explicit step's records) */
-DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, const int xs, const int rs, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic, const int pf)
+DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic, const int pf)
 {
   PetscInt nt = 0;
 
@@ -66,17 +48,16 @@ DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const P
     const size_t     a = (size_t)A[k], b = (size_t)B[k];
     if (pf) { /* the second body of the pair DEM_PF_FILTER ahead requested now (see the blocked loop) */
       const size_t bp = (size_t)B[k + DEM_PF_FILTER < npair ? k + DEM_PF_FILTER : k];
-      __builtin_prefetch(x + xs * bp);
-      if (rs != xs) __builtin_prefetch(rad + rs * bp); /* the records: the same line */
+      __builtin_prefetch(x + 3 * bp), __builtin_prefetch(rad + bp);
     }
-    const PetscReal *xa = x + xs * a, *xb = x + xs * b, rsum = rad[rs * a] + rad[rs * b];
+    const PetscReal *xa = x + 3 * a, *xb = x + 3 * b, rs = rad[a] + rad[b];
     PetscReal        d0 = xa[0] - xb[0], d1 = xa[1] - xb[1], d2 = xa[2] - xb[2];
     int              in;
     if (periodic) {
       const PetscReal *sh = tbl[S[k]];
       d0 -= sh[0], d1 -= sh[1], d2 -= sh[2];
     }
-    in        = d0 * d0 + d1 * d1 + d2 * d2 < rsum * rsum;
+    in        = d0 * d0 + d1 * d1 + d2 * d2 < rs * rs;
     touch[nt] = k;
     nt += in;
     if (commit) {
@@ -104,18 +85,18 @@ DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const P
   copy of DemHookeFusedFilter rounds it (the compiler's contraction of d0 d0 + d1 d1 + d2 d2
   there: fma(d2, d2, fma(d0, d0, d1 d1))), so both select the same pairs.
 */
-DEM_ISA_V4 static PetscInt DemHookeFusedFilterKnown_V4(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, const int xs, const int rs, PetscInt *restrict touch, unsigned char *restrict was)
+DEM_ISA_V4 static PetscInt DemHookeFusedFilterKnown_V4(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was)
 {
   PetscInt      nt = 0, k = k0;
-  const __m256i xstride = _mm256_set1_epi32(xs), rstride = _mm256_set1_epi32(rs), iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i three = _mm256_set1_epi32(3), iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 
   for (; k + 8 <= npair; k += 8) {
     const __m256i ia = _mm256_loadu_si256((const __m256i *)(A + k)), ib = _mm256_loadu_si256((const __m256i *)(B + k));
-    const __m256i xa = _mm256_mullo_epi32(ia, xstride), xb = _mm256_mullo_epi32(ib, xstride);
+    const __m256i xa = _mm256_mullo_epi32(ia, three), xb = _mm256_mullo_epi32(ib, three);
     const __m512d d0 = _mm512_sub_pd(_mm512_i32gather_pd(xa, x, 8), _mm512_i32gather_pd(xb, x, 8));
     const __m512d d1 = _mm512_sub_pd(_mm512_i32gather_pd(xa, x + 1, 8), _mm512_i32gather_pd(xb, x + 1, 8));
     const __m512d d2 = _mm512_sub_pd(_mm512_i32gather_pd(xa, x + 2, 8), _mm512_i32gather_pd(xb, x + 2, 8));
-    const __m512d rs = _mm512_add_pd(_mm512_i32gather_pd(_mm256_mullo_epi32(ia, rstride), rad, 8), _mm512_i32gather_pd(_mm256_mullo_epi32(ib, rstride), rad, 8));
+    const __m512d rs = _mm512_add_pd(_mm512_i32gather_pd(ia, rad, 8), _mm512_i32gather_pd(ib, rad, 8));
     const __m512d r2 = _mm512_fmadd_pd(d2, d2, _mm512_fmadd_pd(d0, d0, _mm512_mul_pd(d1, d1)));
     const __mmask8 in = _mm512_cmp_pd_mask(r2, _mm512_mul_pd(rs, rs), _CMP_LT_OQ);
     const __m128i  wb = _mm_loadl_epi64((const __m128i *)(was + k));
@@ -129,7 +110,7 @@ DEM_ISA_V4 static PetscInt DemHookeFusedFilterKnown_V4(PetscInt k0, PetscInt npa
     }
     _mm_storel_epi64((__m128i *)(was + k), _mm_maskz_set1_epi8((__mmask16)in, 1));
   }
-  return nt + DemHookeFusedFilter(k, npair, A, B, NULL, NULL, hist, x, rad, xs, rs, touch + nt, was, 1, 1, 0, 0);
+  return nt + DemHookeFusedFilter(k, npair, A, B, NULL, NULL, hist, x, rad, touch + nt, was, 1, 1, 0, 0);
 }
 #endif
 
@@ -247,24 +228,25 @@ DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *rest
 }
 #endif
 
-/* the bodies of the touching pairs [i1, i1 + DEM_VB) requested into the cache: what the
-   blocked loop's gather reads (the input record's one or two lines) and its scatter updates
-   (f, t, fd, td), and the pair's history */
-DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscReal *hist, const PetscReal *R, const PetscReal *f, const PetscReal *t, const PetscReal *fd, const PetscReal *td)
+/* the bodies b of the touching pairs [i1, i1 + DEM_VB) requested into the cache: what the
+   blocked loop's gather reads (x, v, w, radius, 1/m) and its scatter updates (f, t, fd, td) */
+DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *f, const PetscReal *t, const PetscReal *fd, const PetscReal *td)
 {
   const PetscInt i2 = nt - i1 < DEM_VB ? nt : i1 + DEM_VB;
   for (PetscInt i = i1; i < i2; i++) {
     const PetscInt k = touch[i];
     const size_t   a = (size_t)A[k], b = (size_t)B[k];
     __builtin_prefetch(hist + DEM_FRICTION_HISTSIZE * (size_t)k, 1);
-    __builtin_prefetch(R + DEM_REC * b), __builtin_prefetch(R + DEM_REC * b + 8);
+    __builtin_prefetch(x + 3 * b), __builtin_prefetch(v + 3 * b), __builtin_prefetch(w + 3 * b);
+    __builtin_prefetch(rad + b), __builtin_prefetch(im + b);
     __builtin_prefetch(f + 3 * b, 1), __builtin_prefetch(t + 3 * b, 1), __builtin_prefetch(fd + 3 * b, 1), __builtin_prefetch(td + 3 * b, 1);
-    __builtin_prefetch(R + DEM_REC * a), __builtin_prefetch(R + DEM_REC * a + 8);
+    __builtin_prefetch(x + 3 * a), __builtin_prefetch(v + 3 * a), __builtin_prefetch(w + 3 * a);
+    __builtin_prefetch(rad + a), __builtin_prefetch(im + a);
     __builtin_prefetch(f + 3 * a, 1), __builtin_prefetch(t + 3 * a, 1), __builtin_prefetch(fd + 3 * a, 1), __builtin_prefetch(td + 3 * a, 1);
   }
 }
 
-DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict R, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, const int pf, DemFusedSums *sum)
+DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, const int pf, DemFusedSums *sum)
 {
   const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
   const int       has_gt = hk->has_gamma_t ? 1 : 0, kt_pos = kt > 0;
@@ -283,25 +265,25 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
        list's cells), a stream the hardware prefetchers do not follow across nine arrays, so
        without this each b costs up to nine cache misses in a row once the store leaves the
        cache (bed-64k); a prefetch does not change any value */
-    if (pf) DemHookeFusedPrefetchBodies(i0 + DEM_VB, nt, touch, A, B, hist, R, f, t, fd, td);
+    if (pf) DemHookeFusedPrefetchBodies(i0 + DEM_VB, nt, touch, A, B, hist, x, v, w, rad, im, f, t, fd, td);
     /* (1) gather; the padding lanes get two unit spheres 1 apart along z, at rest */
     for (PetscInt j = 0; j < DEM_VB; j++) {
       if (j < nb) {
         const PetscInt k = touch[i0 + j];
         const size_t   a = (size_t)A[k], b = (size_t)B[k];
-        const PetscReal *hh = hist + DEM_FRICTION_HISTSIZE * k, *ia = R + DEM_REC * a, *ib = R + DEM_REC * b;
-        d0[j] = ia[DEM_RI_X] - ib[DEM_RI_X];
-        d1[j] = ia[DEM_RI_X + 1] - ib[DEM_RI_X + 1];
-        d2[j] = ia[DEM_RI_X + 2] - ib[DEM_RI_X + 2];
+        const PetscReal *hh = hist + DEM_FRICTION_HISTSIZE * k;
+        d0[j] = x[3 * a] - x[3 * b];
+        d1[j] = x[3 * a + 1] - x[3 * b + 1];
+        d2[j] = x[3 * a + 2] - x[3 * b + 2];
         if (periodic) {
           const PetscReal *sh = tbl[S[k]];
           d0[j] -= sh[0], d1[j] -= sh[1], d2[j] -= sh[2];
         }
-        rA[j] = ia[DEM_RI_R], rB[j] = ib[DEM_RI_R];
-        u0[j] = ia[DEM_RI_V] - ib[DEM_RI_V], u1[j] = ia[DEM_RI_V + 1] - ib[DEM_RI_V + 1], u2[j] = ia[DEM_RI_V + 2] - ib[DEM_RI_V + 2];
-        wa0[j] = ia[DEM_RI_W], wa1[j] = ia[DEM_RI_W + 1], wa2[j] = ia[DEM_RI_W + 2];
-        wb0[j] = ib[DEM_RI_W], wb1[j] = ib[DEM_RI_W + 1], wb2[j] = ib[DEM_RI_W + 2];
-        imab[j] = ia[DEM_RI_IM] + ib[DEM_RI_IM];
+        rA[j] = rad[a], rB[j] = rad[b];
+        u0[j] = v[3 * a] - v[3 * b], u1[j] = v[3 * a + 1] - v[3 * b + 1], u2[j] = v[3 * a + 2] - v[3 * b + 2];
+        wa0[j] = w[3 * a], wa1[j] = w[3 * a + 1], wa2[j] = w[3 * a + 2];
+        wb0[j] = w[3 * b], wb1[j] = w[3 * b + 1], wb2[j] = w[3 * b + 2];
+        imab[j] = im[a] + im[b];
         h0[j] = hh[0], h1[j] = hh[1], h2[j] = hh[2], h3[j] = hh[3];
       } else {
         d0[j] = d1[j] = 0, d2[j] = 1, rA[j] = rB[j] = 1;
@@ -367,9 +349,10 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
       const PetscInt k = touch[i0 + j];
       const size_t   a = 3 * (size_t)A[k], b = 3 * (size_t)B[k];
       PetscReal *restrict hh = hist + DEM_FRICTION_HISTSIZE * k;
-      /* each body's four rows by a pointer of its own (fewer address computations than f[3 a + c]
-         and the like, measured: about 4 % of the loop's instructions); a == b is possible (a body
-         and its own image), so these are not restrict */
+      /* each body's four rows by a pointer of its own: GCC then computes each address once
+         (bed-8k, callgrind: 701 -> 672 M instructions in this function over 100 steps, the
+         same arithmetic and order); a == b is possible (a body touching its own periodic
+         image), so these are not restrict */
       PetscReal *fa = f + a, *ta = t + a, *fda = fd + a, *tda = td + a, *fb = f + b, *tb = t + b, *fdb = fd + b, *tdb = td + b;
       fa[0] += F0[j], fa[1] += F1[j], fa[2] += F2[j];
       fb[0] -= F0[j], fb[1] -= F1[j], fb[2] -= F2[j];
@@ -392,9 +375,9 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
 /* the blocked loop's variants for touching pairs with (periodic) or without an image shift:
    stored energy wanted or not (withpe), gamma_n from the restitution or given, law hertz or
    hooke (periodic and hertz constants at each call); adds to the running sums of `run` */
-DEM_HOT_INLINE void DemHookeFusedSSVecRun(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict R, DemForceOut *out, PetscReal dt, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *run)
+DEM_HOT_INLINE void DemHookeFusedSSVecRun(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *run)
 {
-#define DEM_SSV(E, FE) DemHookeFusedSSVec(hk, nt, touch, A, B, S, tbl, hist, R, out->f, out->t, out->fd, out->td, dt, periodic, E, FE, hertz, v4, pf, run)
+#define DEM_SSV(E, R) DemHookeFusedSSVec(hk, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, periodic, E, R, hertz, v4, pf, run)
   if (hk->from_e) {
     if (withpe) DEM_SSV(1, 1);
     else DEM_SSV(0, 1);
@@ -406,14 +389,13 @@ DEM_HOT_INLINE void DemHookeFusedSSVecRun(const DemContactLaw_Hooke *hk, PetscIn
 }
 
 /* the pair filter of [k0, k1) with the flags of the call (known, pf, v4 constants) */
-DEM_HOT_INLINE PetscInt DemHookeFusedFilterRange(PetscInt k0, PetscInt k1, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict R, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic, const int v4, const int pf)
+DEM_HOT_INLINE PetscInt DemHookeFusedFilterRange(PetscInt k0, PetscInt k1, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic, const int v4, const int pf)
 {
-  const PetscReal *x = R + DEM_RI_X, *rad = R + DEM_RI_R; /* the input records */
 #if DEM_HAVE_ISA_V4
-  if (known && v4 && !periodic) return DemHookeFusedFilterKnown_V4(k0, k1, A, B, hist, x, rad, DEM_REC, DEM_REC, touch, was);
+  if (known && v4 && !periodic) return DemHookeFusedFilterKnown_V4(k0, k1, A, B, hist, x, rad, touch, was);
 #endif
-  if (known) return pf ? DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, DEM_REC, DEM_REC, touch, was, 1, 1, periodic, 1) : DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, DEM_REC, DEM_REC, touch, was, 1, 1, periodic, 0);
-  return DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, DEM_REC, DEM_REC, touch, was, commit, 0, periodic, pf);
+  if (known) return pf ? DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, periodic, 1) : DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, periodic, 0);
+  return DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, touch, was, commit, 0, periodic, pf);
 }
 
 /*
@@ -426,14 +408,14 @@ DEM_HOT_INLINE PetscInt DemHookeFusedFilterRange(PetscInt k0, PetscInt k1, const
   results do not depend on the chunk size. Adds the range's sums to `sum`.
 */
 #define DEM_CHUNK 512
-DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, PetscInt lo, PetscInt hi, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict R, DemForceOut *out, PetscInt *restrict touch, unsigned char *restrict was, PetscReal dt, const int known, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *sum)
+DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, PetscInt lo, PetscInt hi, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, const int known, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *sum)
 {
   DemFusedSums run = {0, 0, 0, 0};
 
   for (PetscInt c0 = lo; c0 < hi; c0 += DEM_CHUNK) {
     const PetscInt c1 = hi - c0 > DEM_CHUNK ? c0 + DEM_CHUNK : hi;
-    const PetscInt m  = DemHookeFusedFilterRange(c0, c1, A, B, S, tbl, hist, R, touch, was, 1, known, periodic, v4, pf);
-    DemHookeFusedSSVecRun(hk, m, touch, A, B, S, tbl, hist, R, out, dt, periodic, withpe, hertz, v4, pf, &run);
+    const PetscInt m  = DemHookeFusedFilterRange(c0, c1, A, B, S, tbl, hist, x, rad, touch, was, 1, known, periodic, v4, pf);
+    DemHookeFusedSSVecRun(hk, m, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, periodic, withpe, hertz, v4, pf, &run);
   }
   if (run.nc) { /* as a single call over the range's touching pairs would add them */
     sum->pe += run.pe;
@@ -449,7 +431,7 @@ DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, Pets
   when the processor has them, with AVX2 and FMA (fused multiply-adds: about a fifth fewer
   instructions in this kernel; results differ from the baseline build in the last bits).
 */
-DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const PetscReal *restrict R, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, const int pf, DemFusedSums *sum)
+DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, const int pf, DemFusedSums *sum)
 {
   PetscInt nt0, nt, n0 = npair;
 
@@ -472,22 +454,22 @@ DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk,
      hertz's scaling compiled in or not */
   if (commit && withfd) {
     if (known) {
-      if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, out, touch, was, dt, 1, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, out, touch, was, dt, 1, 1, withpe, 1, v4, pf, sum);
-      return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, out, touch, was, dt, 1, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, out, touch, was, dt, 1, 1, withpe, 0, v4, pf, sum);
+      if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 1, withpe, 1, v4, pf, sum);
+      return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 1, withpe, 0, v4, pf, sum);
     }
-    if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, out, touch, was, dt, 0, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, out, touch, was, dt, 0, 1, withpe, 1, v4, pf, sum);
-    return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, R, out, touch, was, dt, 0, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, R, out, touch, was, dt, 0, 1, withpe, 0, v4, pf, sum);
+    if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 1, withpe, 1, v4, pf, sum);
+    return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 1, withpe, 0, v4, pf, sum);
   }
 #if DEM_HAVE_ISA_V4
-  if (known && v4) nt0 = DemHookeFusedFilterKnown_V4(0, n0, A, B, hist, x, rad, 3, 1, touch, was);
+  if (known && v4) nt0 = DemHookeFusedFilterKnown_V4(0, n0, A, B, hist, x, rad, touch, was);
   else
 #endif
-    if (known) nt0 = pf ? DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, 3, 1, touch, was, 1, 1, 0, 1) : DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, 3, 1, touch, was, 1, 1, 0, 0);
-  else nt0 = DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, 3, 1, touch, was, commit, 0, 0, pf);
+    if (known) nt0 = pf ? DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0, 1) : DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0, 0);
+  else nt0 = DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, commit, 0, 0, pf);
   nt = nt0;
   if (n0 < npair) {
-    if (known) nt += pf ? DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, 3, 1, touch + nt0, was, 1, 1, 1, 1) : DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, 3, 1, touch + nt0, was, 1, 1, 1, 0);
-    else nt += DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, 3, 1, touch + nt0, was, commit, 0, 1, pf);
+    if (known) nt += pf ? DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, 1, 1, 1, 1) : DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, 1, 1, 1, 0);
+    else nt += DemHookeFusedFilter(n0, npair, A, B, S, tbl, hist, x, rad, touch + nt0, was, commit, 0, 1, pf);
   }
 #define DEM_HOOKE_SS(N, T, C, P, W, R, E) DemHookeFusedSS(hk, N, T, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, C, P, W, R, E, 0, sum)
   /* the rest (no fd wanted or not committed): the scalar loop with the power column */
@@ -504,23 +486,23 @@ DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk,
   return nt;
 }
 
-static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *R, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
+static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, R, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
 }
 
 #if DEM_HAVE_ISA_V3
-DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *R, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
+DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, R, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
 }
 #endif
 
 #if DEM_HAVE_ISA_V4
 /* the AVX-512 copy: the AVX-512 filter, and the blocks of contacts eight per instruction */
-DEM_ISA_V4 __attribute__((target("prefer-vector-width=512"))) static PetscInt DemHookeFusedBatch_V4(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *R, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
+DEM_ISA_V4 __attribute__((target("prefer-vector-width=512"))) static PetscInt DemHookeFusedBatch_V4(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, R, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 1, pf, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 1, pf, sum);
 }
 #endif
 
@@ -573,26 +555,6 @@ static PetscErrorCode DemHookeFusedSP(const DemContactLaw_Hooke *hk, DemSim sim,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the input records of bodies [0, nb) (DEM_REC), from the state and the body store: x, v and
-   w copied four reals at a time (the fourth, the next body's first, then overwritten by the
-   radius and 1/m; the last reals of a record are padding), the last body by components */
-static void DemHookeFusedPack(PetscInt nb, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict R)
-{
-  for (PetscInt i = 0; i < nb - 1; i++) {
-    PetscReal *restrict ri = R + DEM_REC * i;
-    memcpy(ri + DEM_RI_X, x + 3 * i, 4 * sizeof(PetscReal));
-    memcpy(ri + DEM_RI_V, v + 3 * i, 4 * sizeof(PetscReal));
-    memcpy(ri + DEM_RI_W, w + 3 * i, 4 * sizeof(PetscReal));
-    ri[DEM_RI_R] = rad[i], ri[DEM_RI_IM] = im[i];
-  }
-  if (nb > 0) {
-    PetscReal *restrict ri = R + DEM_REC * (nb - 1);
-    const size_t        l  = 3 * (size_t)(nb - 1);
-    for (int c = 0; c < 3; c++) ri[DEM_RI_X + c] = x[l + c], ri[DEM_RI_V + c] = v[l + c], ri[DEM_RI_W + c] = w[l + c];
-    ri[DEM_RI_R] = rad[nb - 1], ri[DEM_RI_IM] = im[nb - 1], ri[DEM_RI_W + 3] = 0;
-  }
-}
-
 PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBatch *pb, PetscReal dt, PetscBool commit, DemForceOut *out, PetscBool *handled)
 {
   const DemContactLaw_Hooke *hk  = (const DemContactLaw_Hooke *)law->data;
@@ -619,10 +581,9 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     PetscReal        tbl[27][3];
     const int        withfd = out->fd && out->td;
     const int        withpe = !(commit && sim->skip_pe); /* pe_contact wanted (run.c, verlet.c) */
-    /* software prefetch only where what the loop reads and updates at random (the input record
-       and f, t, fd, td: 192 B per body; x, v, w, radius, 1/m and f, t, fd, td, 184 B, before
-       the records) outgrows what stays in the last-level cache */
-    const int        pf = (double)(bs->n + bs->nghost) * 192.0 > DEM_PF_MIN_BYTES;
+    /* software prefetch only where the columns the loop reads and updates at random (x, v, w,
+       f, t, fd, td, radius, 1/m: 184 B per body) outgrow what stays in the last-level cache */
+    const int        pf = (double)(bs->n + bs->nghost) * 184.0 > DEM_PF_MIN_BYTES;
     if (S) /* image shifts from the image index (neighbour.c): no per-pair shift vectors read */
       for (int s = 0; s < 27; s++) {
         tbl[s][0] = (s / 9 - 1) * (sim->hi[0] - sim->lo[0]);
@@ -632,18 +593,6 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     DemContactLaw_Hooke *hw = (DemContactLaw_Hooke *)law->data;
     PetscInt             nt;
     PetscBool            known;
-    const PetscInt       nb = bs->n + bs->nghost;
-    PetscReal           *R = NULL;
-    if (commit && withfd) { /* the explicit step's filter and blocked loop read per-body records */
-      if (nb > hw->reccap) {
-        PetscCall(PetscFree(hw->rbuf));
-        hw->reccap = DemGrowCap_Private(nb);
-        PetscCall(PetscMalloc1(DEM_REC * (size_t)hw->reccap + 8, &hw->rbuf));
-        hw->rin = (PetscReal *)(((uintptr_t)hw->rbuf + 63) & ~(uintptr_t)63); /* 64-byte aligned: x and the radius in one line */
-      }
-      R = hw->rin;
-      DemHookeFusedPack(nb, x, v, w, bs->radius, bs->inv_m, R);
-    }
     if (pb->n > hw->touchcap) {
       PetscCall(PetscFree(hw->touch));
       PetscCall(PetscFree(hw->was));
@@ -656,14 +605,14 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
        step's on this same list (no rebuild, no generic-pipeline step, no restart in between) */
     known = (commit && hw->prev_valid && hw->prev_step == sim->step - 1 && hw->prev_builds == sim->nl.nbuilds && hw->prev_npair == pb->n && hw->prev_pair0 == pb->pair[0] && hw->prev_hist == sim->nl.history) ? PETSC_TRUE : PETSC_FALSE;
 #if DEM_HAVE_ISA_V4
-    if (DemIsaV4()) nt = DemHookeFusedBatch_V4(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, R, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
+    if (DemIsaV4()) nt = DemHookeFusedBatch_V4(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
     else
 #endif
 #if DEM_HAVE_ISA_V3
-    if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, R, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
+    if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
     else
 #endif
-      nt = DemHookeFusedBatch_Generic(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, R, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
+      nt = DemHookeFusedBatch_Generic(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
     (void)nt;
     if (commit) { /* was[] now describes this evaluation */
       hw->prev_valid  = PETSC_TRUE;
