@@ -610,7 +610,7 @@ static PetscErrorCode DemCheckpointSerializeInto(DemSim sim, DemBuf *b)
      restart is not bitwise the uninterrupted run. A decomposed run writes none (each rank holds
      its own pairs' records): its restart starts them afresh, as before version 3 */
   PetscCall(DemBufBegin(b, "SQWS", &mark));
-  for (PetscInt k = 0; k < sim->nshape && sim->size == 1; k++) {
+  for (PetscInt k = 0; k < sim->nshape; k++) {
     char  *sb = NULL;
     size_t sl = 0;
     FILE  *fp;
