@@ -219,6 +219,8 @@ struct _DemDecomp {
   PetscReal    imbalance;   /* at the last rebuild */
   PetscInt     nowned;      /* owned particles after the last rebuild */
   PetscBool    restored;    /* --restart: the checkpoint is applied, distribute now */
+  DemHistoryMap *ckpairs;   /* --restart, its distribution: the checkpoint list's pairs (lower,
+                               higher gid); the list built then keeps only these */
   /* loads, bonds and output.track by global id: their store indices change at every rebuild
      (DemDecompRemap) */
   PetscInt   **loadgid;     /* [nload][loadn[l]] the ids of the run description */
@@ -979,6 +981,7 @@ static PetscErrorCode DemDecompFilterPairs(DemSim sim)
       unsigned im = DEM_FIXED | DEM_PRESCRIBED;
       if (lo >= n) continue;
       if ((bs->flags[a] & im) && (bs->flags[b] & im) && !((bs->flags[a] | bs->flags[b]) & DEM_WALL)) continue;
+      if (d->ckpairs && !DemHistoryMapGet(d->ckpairs, PetscMin(bs->gid[a], bs->gid[b]), PetscMax(bs->gid[a], bs->gid[b]), 0)) continue;
       nl->a[m]        = a;
       nl->b[m]        = b;
       nl->shiftidx[m] = nl->shiftidx[k];
@@ -1719,8 +1722,23 @@ PetscErrorCode DemDecompRestored_Private(DemSim sim)
     PetscCall(PetscArraycpy(x0, nl->x0, 3 * n0));
     for (PetscInt i = 1; i < n0; i++) PetscCheck(g0[i] > g0[i - 1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "restart: bodies not in id order");
     sim->skin = 2 * skin;
+    /* and of the pairs that twice the skin adds, those not in the checkpoint's list go: no
+       body comes within reach of them before the next rebuild, and the superquadrics' solver
+       would keep records for them (certificates, warm starts) that the uninterrupted run has
+       not (the list is then the uninterrupted run's, split over the ranks) */
+    PetscCall(PetscNew(&d->ckpairs));
+    PetscCall(DemHistoryMapInit(d->ckpairs, 1));
+    for (PetscInt k = 0; k < nl->npairs; k++) {
+      const int64_t   ga = bs->gid[nl->a[k]], gb = bs->gid[nl->b[k]];
+      const PetscReal one = 1;
+      PetscCall(DemHistoryMapPut(d->ckpairs, PetscMin(ga, gb), PetscMax(ga, gb), 0, &one));
+    }
   }
   PetscCall(DemDecompDistribute_Private(sim));
+  if (d->ckpairs) {
+    PetscCall(DemHistoryMapFree(d->ckpairs));
+    PetscCall(PetscFree(d->ckpairs));
+  }
   if (keep) {
     sim->skin = skin;
     d->cutoff -= skin; /* the ghost range of the next rebuilds */
