@@ -623,8 +623,8 @@ static PetscErrorCode DemCheckpointSerializeInto(DemSim sim, DemBuf *b)
   /* SQWS: per superquadric shape its contact solver's warm starts, prefilter and counters
      (superquadric.c, DemShapeSuperquadricCheckpoint_Private): shape index, byte count, bytes;
      -1 ends the list. A resting contact's solve starts from its warm start, so without them a
-     restart is not bitwise the uninterrupted run. A decomposed run writes none (each rank holds
-     its own pairs' records): its restart starts them afresh, as before version 3 */
+     restart is not bitwise the uninterrupted run. A decomposed run writes every rank's records,
+     gathered by global ids in this layout (decomp.c DemDecompSerialize_Private) */
   PetscCall(DemBufBegin(b, "SQWS", &mark));
   for (PetscInt k = 0; k < sim->nshape; k++) {
     if (!DemShapeSuperquadricWarmReals_Private(sim->shapes[k])) continue;

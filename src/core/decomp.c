@@ -96,7 +96,13 @@
   Superquadrics: their per-pair warm starts (superquadric.c's slots, keyed by global ids) are
   taken out at step 1 of a rebuild, travel with the pair's lower-id body like the history
   (DemDecompRoute) and go into the shape's gid map after the build, where the lookups of
-  the new list find them.
+  the new list find them (only slots of the list being replaced: slots not taken since the
+  previous rebuild were taken out there, and may be stale). Checkpoints gather every rank's
+  slot records and the map entries of its pairs by global ids (superquadric.c
+  DemShapeSuperquadricExport_Private); a restart's distribution holds the checkpoint's records
+  and puts each into the slot of its pair in the new list (Hold / Place): with the list cut
+  to the checkpoint's pairs (DemDecompRestored_Private), a restart on the writer's number of
+  ranks is bitwise the uninterrupted run (tests/cases/mpi_sq.sh).
 
   Mesh walls (and superquadric / mesh contacts): a wall is replicated on every rank, a contact
   with it lives with the particle (lower id). Its history sits in feature slots (featslot.c:

@@ -393,7 +393,7 @@ PETSC_EXTERN PetscErrorCode DemDecompReverseAddArray_Private(DemSim, PetscReal *
 PETSC_EXTERN PetscInt       DemShapeSuperquadricWarmReals_Private(DemShape);
 PETSC_EXTERN PetscInt       DemShapeSuperquadricWarmSlots_Private(DemShape, DemSim);
 PETSC_EXTERN PetscBool      DemShapeSuperquadricWarmGet_Private(DemShape, PetscInt k, int64_t *ga, int64_t *gb, PetscReal v[]);
-PETSC_EXTERN PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape, DemSim, FILE *, PetscBool write); /* warm starts, prefilter, counters (serial) */
+PETSC_EXTERN PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape, DemSim, FILE *, PetscBool write); /* warm starts, prefilter, counters */
 PETSC_EXTERN PetscErrorCode DemShapeSuperquadricWarmPut_Private(DemShape, DemSim, int64_t ga, int64_t gb, const PetscReal v[]);
 /* a decomposed run's checkpoints and restarts (superquadric.c): a rank's records by global ids
    (DEM_SQ_EXPORT_REALS(s) reals each) and counters; rank 0 writes every rank's in the serial

@@ -767,8 +767,10 @@ static void DemSQCounters(DemShape_Superquadric *sq, PetscInt64 cnt[DEM_SQ_COUNT
   sq_failures counts from the start of the run). A resting contact's solve starts from its
   record and the prefilter decides which records are refreshed, so a restart without them
   converges to other points within the solver's tolerance and is not bitwise the uninterrupted
-  run. Reading replaces the state the set-up's force evaluation left. Serial runs (checkpoint.c
-  calls it with one rank only). Not collective.
+  run. Reading replaces the state the set-up's force evaluation left. A decomposed run's
+  checkpoint holds every rank's records in this layout (DemShapeSuperquadricGathered_Private
+  below); a restart on several ranks reads it on every rank, then hands each rank the records of
+  its pairs (DemShapeSuperquadricHold_Private / Place). Not collective.
 */
 PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape s, DemSim sim, FILE *fp, PetscBool write)
 {
