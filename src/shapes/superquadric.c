@@ -916,6 +916,7 @@ PetscErrorCode DemShapeSuperquadricGathered_Private(DemShape s, DemSim sim, Pets
 
   PetscFunctionBegin;
   if (!begin) {
+    if (!sq->saved) PetscFunctionReturn(PETSC_SUCCESS); /* no gathered state stands in (an error before its begin) */
     PetscCall(PetscFree(sq->wraw));
     PetscCall(DemHistoryMapFree(&sq->map));
     own = (DemShape_Superquadric *)sq->saved;
