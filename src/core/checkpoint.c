@@ -460,6 +460,47 @@ static PetscInt DemCheckpointFieldCount(const DemBodyStore *bs)
   return nx;
 }
 
+/* the bytes a writer puts into a stream, into b as an int64 count and the bytes (a part of a
+   section that another file formats: the feature slots, an integrator's state, a superquadric
+   shape's solver state); no writer: a count of 0 */
+typedef PetscErrorCode (*DemStreamWriter)(DemSim, void *, FILE *);
+static PetscErrorCode DemBufStream(DemBuf *b, DemStreamWriter fn, DemSim sim, void *ctx, const char what[])
+{
+  char          *sb = NULL;
+  size_t         sl = 0;
+  FILE          *fp;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  if (fn) {
+    fp = open_memstream(&sb, &sl);
+    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_MEM, "checkpoint: cannot open a memory stream: %s", strerror(errno));
+    ierr = (*fn)(sim, ctx, fp);
+    if (fclose(fp) && !ierr) ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_MEM, PETSC_ERROR_INITIAL, "checkpoint: %s: %s", what, strerror(errno));
+    if (ierr) free(sb);
+    PetscCall(ierr);
+  }
+  PetscCall(DemBufI64(b, (int64_t)sl));
+  PetscCall(DemBufPut_Private(b, sb, sl));
+  free(sb);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DemCheckpointFeatureWriter(DemSim sim, void *ctx, FILE *fp)
+{
+  return DemNeighbourFeatureCheckpoint_Private(sim, fp, PETSC_TRUE, PETSC_FALSE, sim->nl.npairs, 0);
+}
+
+static PetscErrorCode DemCheckpointIntegratorWriter(DemSim sim, void *ctx, FILE *fp)
+{
+  return (*sim->integ->ops->checkpoint)(sim->integ, fp, PETSC_TRUE);
+}
+
+static PetscErrorCode DemCheckpointSuperquadricWriter(DemSim sim, void *ctx, FILE *fp)
+{
+  return DemShapeSuperquadricCheckpoint_Private((DemShape)ctx, sim, fp, PETSC_TRUE);
+}
+
 static PetscErrorCode DemCheckpointSerializeInto(DemSim sim, DemBuf *b)
 {
   DemBodyStore     *bs = &sim->bodies;
@@ -557,20 +598,7 @@ static PetscErrorCode DemCheckpointSerializeInto(DemSim sim, DemBuf *b)
   PetscCall(DemBufI64(b, nl->x0 && nl->x0cap >= 3 * nb ? 1 : 0));
   if (nl->x0 && nl->x0cap >= 3 * nb) PetscCall(DemBufReals(b, nl->x0, 3 * (size_t)nb));
   PetscCall(DemBufI64(b, nl->nbuilds));
-  { /* the feature slots and the feature map (featslot.c) */
-    char  *fb = NULL;
-    size_t fl = 0;
-    FILE          *fp = open_memstream(&fb, &fl);
-    PetscErrorCode ierr;
-    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_MEM, "checkpoint: cannot open a memory stream: %s", strerror(errno));
-    ierr = DemNeighbourFeatureCheckpoint_Private(sim, fp, PETSC_TRUE, PETSC_FALSE, nl->npairs, 0);
-    if (fclose(fp) && !ierr) ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_MEM, PETSC_ERROR_INITIAL, "checkpoint: the feature slots: %s", strerror(errno));
-    if (ierr) free(fb);
-    PetscCall(ierr);
-    PetscCall(DemBufI64(b, (int64_t)fl));
-    PetscCall(DemBufPut_Private(b, fb, fl));
-    free(fb);
-  }
+  PetscCall(DemBufStream(b, DemCheckpointFeatureWriter, sim, NULL, "the feature slots")); /* and the feature map (featslot.c) */
   DemBufEnd(b, mark);
   /* OUTP */
   PetscCall(DemBufBegin(b, "OUTP", &mark));
@@ -590,42 +618,18 @@ static PetscErrorCode DemCheckpointSerializeInto(DemSim sim, DemBuf *b)
   PetscCall(DemBufBegin(b, "INTG", &mark));
   PetscCall(DemBufString(b, sim->integ->type_name));
   PetscCall(DemBufI64(b, sim->integ->ops->checkpoint ? 1 : 0));
-  {
-    char  *ib = NULL;
-    size_t il = 0;
-    if (sim->integ->ops->checkpoint) {
-      FILE *fp = open_memstream(&ib, &il);
-      PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_MEM, "checkpoint: cannot open a memory stream: %s", strerror(errno));
-      PetscCall((*sim->integ->ops->checkpoint)(sim->integ, fp, PETSC_TRUE));
-      PetscCheck(fclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_MEM, "checkpoint: the integrator's state: %s", strerror(errno));
-    }
-    PetscCall(DemBufI64(b, (int64_t)il));
-    PetscCall(DemBufPut_Private(b, ib, il));
-    free(ib);
-  }
+  PetscCall(DemBufStream(b, sim->integ->ops->checkpoint ? DemCheckpointIntegratorWriter : NULL, sim, NULL, "the integrator's state"));
   DemBufEnd(b, mark);
   /* SQWS: per superquadric shape its contact solver's warm starts, prefilter and counters
      (superquadric.c, DemShapeSuperquadricCheckpoint_Private): shape index, byte count, bytes;
      -1 ends the list. A resting contact's solve starts from its warm start, so without them a
-     restart is not bitwise the uninterrupted run. A decomposed run writes none (each rank holds
-     its own pairs' records): its restart starts them afresh, as before version 3 */
+     restart is not bitwise the uninterrupted run. A decomposed run writes every rank's records,
+     gathered by global ids in this layout (decomp.c DemDecompSerialize_Private) */
   PetscCall(DemBufBegin(b, "SQWS", &mark));
-  for (PetscInt k = 0; k < sim->nshape && sim->size == 1; k++) {
-    char  *sb = NULL;
-    size_t sl = 0;
-    FILE  *fp;
-    PetscErrorCode ierr;
+  for (PetscInt k = 0; k < sim->nshape; k++) {
     if (!DemShapeSuperquadricWarmReals_Private(sim->shapes[k])) continue;
-    fp = open_memstream(&sb, &sl);
-    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_MEM, "checkpoint: cannot open a memory stream: %s", strerror(errno));
-    ierr = DemShapeSuperquadricCheckpoint_Private(sim->shapes[k], sim, fp, PETSC_TRUE);
-    if (fclose(fp) && !ierr) ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_MEM, PETSC_ERROR_INITIAL, "checkpoint: the superquadric warm starts: %s", strerror(errno));
-    if (ierr) free(sb);
-    PetscCall(ierr);
     PetscCall(DemBufI64(b, k));
-    PetscCall(DemBufI64(b, (int64_t)sl));
-    PetscCall(DemBufPut_Private(b, sb, sl));
-    free(sb);
+    PetscCall(DemBufStream(b, DemCheckpointSuperquadricWriter, sim, sim->shapes[k], "the superquadric warm starts"));
   }
   PetscCall(DemBufI64(b, -1));
   DemBufEnd(b, mark);

@@ -96,7 +96,13 @@
   Superquadrics: their per-pair warm starts (superquadric.c's slots, keyed by global ids) are
   taken out at step 1 of a rebuild, travel with the pair's lower-id body like the history
   (DemDecompRoute) and go into the shape's gid map after the build, where the lookups of
-  the new list find them.
+  the new list find them (only slots of the list being replaced: slots not taken since the
+  previous rebuild were taken out there, and may be stale). Checkpoints gather every rank's
+  slot records and the map entries of its pairs by global ids (superquadric.c
+  DemShapeSuperquadricExport_Private); a restart's distribution holds the checkpoint's records
+  and puts each into the slot of its pair in the new list (Hold / Place): with the list cut
+  to the checkpoint's pairs (DemDecompRestored_Private), a restart on the writer's number of
+  ranks is bitwise the uninterrupted run (tests/cases/mpi_sq.sh).
 
   Mesh walls (and superquadric / mesh contacts): a wall is replicated on every rank, a contact
   with it lives with the particle (lower id). Its history sits in feature slots (featslot.c:
@@ -219,6 +225,8 @@ struct _DemDecomp {
   PetscReal    imbalance;   /* at the last rebuild */
   PetscInt     nowned;      /* owned particles after the last rebuild */
   PetscBool    restored;    /* --restart: the checkpoint is applied, distribute now */
+  DemHistoryMap *ckpairs;   /* --restart, its distribution: the checkpoint list's pairs (lower,
+                               higher gid); the list built then keeps only these */
   /* loads, bonds and output.track by global id: their store indices change at every rebuild
      (DemDecompRemap) */
   PetscInt   **loadgid;     /* [nload][loadn[l]] the ids of the run description */
@@ -979,6 +987,7 @@ static PetscErrorCode DemDecompFilterPairs(DemSim sim)
       unsigned im = DEM_FIXED | DEM_PRESCRIBED;
       if (lo >= n) continue;
       if ((bs->flags[a] & im) && (bs->flags[b] & im) && !((bs->flags[a] | bs->flags[b]) & DEM_WALL)) continue;
+      if (d->ckpairs && !DemHistoryMapGet(d->ckpairs, PetscMin(bs->gid[a], bs->gid[b]), PetscMax(bs->gid[a], bs->gid[b]), 0)) continue;
       nl->a[m]        = a;
       nl->b[m]        = b;
       nl->shiftidx[m] = nl->shiftidx[k];
@@ -1107,6 +1116,10 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
      to be made again as they are (featslot.c), so that the contacts see what the uninterrupted
      run's list holds (a contact passing to another mesh feature inherits from the slots) */
   if (replicated) PetscCall(DemNeighbourFeatureExport_Private(sim, &fx));
+  /* 0b. a restart's distribution: the checkpoint's superquadric slots and gid maps, held by
+     global ids until the new list is built (superquadric.c) */
+  for (PetscInt k = 0; k < sim->nshape && replicated && d->restored; k++)
+    if (DemShapeSuperquadricWarmReals_Private(sim->shapes[k])) PetscCall(DemShapeSuperquadricHold_Private(sim->shapes[k], sim));
   /* 1. history out of the list, by global ids (replicated: the list of a checkpoint) */
   d->nh = 0;
   if (hs > 0) {
@@ -1132,7 +1145,7 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
   /* 1b. the superquadric warm starts of the pairs, by global ids (superquadric.c) */
   d->nw = 0;
   for (PetscInt k = 0; k < sim->nshape && d->wrec; k++) {
-    const PetscInt ns = DemShapeSuperquadricWarmSlots_Private(sim->shapes[k]), W = 1 + d->wrec;
+    const PetscInt ns = DemShapeSuperquadricWarmSlots_Private(sim->shapes[k], sim), W = 1 + d->wrec;
     PetscCall(DemDecompWarmReserve(d, d->nw + ns));
     for (PetscInt j = 0; j < ns; j++)
       if (DemShapeSuperquadricWarmGet_Private(sim->shapes[k], j, &d->wg[2 * d->nw], &d->wg[2 * d->nw + 1], d->wv + W * d->nw + 1)) d->wv[W * d->nw++] = (PetscReal)k;
@@ -1227,6 +1240,8 @@ static PetscErrorCode DemDecompRebuild(DemSim sim, PetscBool replicated)
     PetscCall(DemNeighbourFeatureImport_Private(sim, &fx));
     PetscCall(DemHistoryMapFree(&fx));
   }
+  for (PetscInt k = 0; k < sim->nshape && replicated && d->restored; k++) /* step 0b's records into the slots of this rank's pairs */
+    if (DemShapeSuperquadricWarmReals_Private(sim->shapes[k])) PetscCall(DemShapeSuperquadricPlace_Private(sim->shapes[k], sim));
   for (PetscInt e = 0; e < d->nw; e++) { /* the warm starts where the lookups of the new list find them */
     const PetscReal *v = d->wv + (1 + d->wrec) * e;
     PetscCall(DemShapeSuperquadricWarmPut_Private(sim->shapes[(PetscInt)v[0]], sim, d->wg[2 * e], d->wg[2 * e + 1], v + 1));
@@ -1713,8 +1728,23 @@ PetscErrorCode DemDecompRestored_Private(DemSim sim)
     PetscCall(PetscArraycpy(x0, nl->x0, 3 * n0));
     for (PetscInt i = 1; i < n0; i++) PetscCheck(g0[i] > g0[i - 1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "restart: bodies not in id order");
     sim->skin = 2 * skin;
+    /* and of the pairs that twice the skin adds, those not in the checkpoint's list go: no
+       body comes within reach of them before the next rebuild, and the superquadrics' solver
+       would keep records for them (certificates, warm starts) that the uninterrupted run has
+       not (the list is then the uninterrupted run's, split over the ranks) */
+    PetscCall(PetscNew(&d->ckpairs));
+    PetscCall(DemHistoryMapInit(d->ckpairs, 1));
+    for (PetscInt k = 0; k < nl->npairs; k++) {
+      const int64_t   ga = bs->gid[nl->a[k]], gb = bs->gid[nl->b[k]];
+      const PetscReal one = 1;
+      PetscCall(DemHistoryMapPut(d->ckpairs, PetscMin(ga, gb), PetscMax(ga, gb), 0, &one));
+    }
   }
   PetscCall(DemDecompDistribute_Private(sim));
+  if (d->ckpairs) {
+    PetscCall(DemHistoryMapFree(d->ckpairs));
+    PetscCall(PetscFree(d->ckpairs));
+  }
   if (keep) {
     sim->skin = skin;
     d->cutoff -= skin; /* the ghost range of the next rebuilds */
@@ -1830,6 +1860,9 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
   const PetscInt     F = 3 + hs; /* reals per feature slot */
   DemHistoryMap      pm;         /* (gid a, gid b) -> index of the pair in the gathered list */
   PetscMPIInt       *cnt = NULL, *off = NULL, mine;
+  PetscInt          *sqn;  /* per shape: superquadric records gathered on rank 0 */
+  PetscReal        **sqr;  /* their records (DEM_SQ_EXPORT_REALS each) */
+  PetscInt64        *sqc;  /* their counters summed over the ranks */
 
   PetscFunctionBegin;
   PetscCall(DemDecompGather(sim, &all, &fdtd, &x0));
@@ -1901,6 +1934,30 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
     PetscCall(PetscFree(sp));
   }
   if (sim->integ && sim->integ->ops->mpigather) PetscCall((*sim->integ->ops->mpigather)(sim->integ, sim, PETSC_TRUE)); /* the integrator's per-rank state onto rank 0 (cd.c) */
+  /* the superquadric solver's state of every rank (superquadric.c): slot records and map
+     entries by global ids, and the counters summed, on rank 0 */
+  PetscCall(PetscCalloc3(sim->nshape + 1, &sqn, sim->nshape + 1, &sqr, DEM_SQ_COUNTERS * (sim->nshape + 1), &sqc));
+  for (PetscInt k = 0; k < sim->nshape; k++) {
+    const PetscInt W = DEM_SQ_EXPORT_REALS(sim->shapes[k]);
+    PetscInt64     c[DEM_SQ_COUNTERS];
+    PetscInt       ne;
+    PetscMPIInt   *rc = NULL, *ro = NULL;
+    if (!DemShapeSuperquadricWarmReals_Private(sim->shapes[k])) continue;
+    PetscCall(DemShapeSuperquadricExport_Private(sim->shapes[k], sim, &ne, &sp, c));
+    PetscCallMPI(MPI_Reduce(c, sqc + DEM_SQ_COUNTERS * k, DEM_SQ_COUNTERS, MPIU_INT64, MPI_SUM, 0, sim->comm));
+    mine = (PetscMPIInt)(W * ne);
+    if (sim->rank == 0) PetscCall(PetscMalloc2(sim->size, &rc, sim->size, &ro));
+    PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, rc, 1, MPI_INT, 0, sim->comm));
+    if (sim->rank == 0) {
+      ro[0] = 0;
+      for (PetscMPIInt r = 1; r < sim->size; r++) ro[r] = ro[r - 1] + rc[r - 1];
+      sqn[k] = (ro[sim->size - 1] + rc[sim->size - 1]) / W;
+      PetscCall(PetscMalloc1(W * (sqn[k] + 1), &sqr[k]));
+    }
+    PetscCallMPI(MPI_Gatherv(sp, mine, MPIU_REAL, sqr[k], rc, ro, MPIU_REAL, 0, sim->comm));
+    PetscCall(PetscFree(sp));
+    PetscCall(PetscFree2(rc, ro));
+  }
   b->n = 0;
   if (sim->rank == 0) {
     PetscInt gcount[DEM_KIND_MAX * DEM_KIND_MAX + 1], *grp;
@@ -1996,7 +2053,15 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
     save = *bs, nlsave = *nl, fdsave = sim->fd, tdsave = sim->td, fdcapsave = sim->fdcap;
     *bs = all, *nl = sh, sim->fd = fdtd, sim->td = fdtd + 3 * all.n, sim->fdcap = 3 * all.n;
     d->active = PETSC_FALSE;
-    PetscErrorCode ierr = DemCheckpointSerialize_Private(sim, b);
+    PetscErrorCode ierr = PETSC_SUCCESS;
+    for (PetscInt k = 0; k < sim->nshape && !ierr; k++)
+      if (DemShapeSuperquadricWarmReals_Private(sim->shapes[k])) ierr = DemShapeSuperquadricGathered_Private(sim->shapes[k], sim, sqn[k], sqr[k], sqc + DEM_SQ_COUNTERS * k, PETSC_TRUE);
+    if (!ierr) ierr = DemCheckpointSerialize_Private(sim, b);
+    for (PetscInt k = 0; k < sim->nshape; k++) /* each shape its own state back, whatever failed */
+      if (DemShapeSuperquadricWarmReals_Private(sim->shapes[k])) {
+        PetscErrorCode e2 = DemShapeSuperquadricGathered_Private(sim->shapes[k], sim, 0, NULL, NULL, PETSC_FALSE);
+        if (!ierr) ierr = e2;
+      }
     d->active = PETSC_TRUE;
     *bs = save, *nl = nlsave, sim->fd = fdsave, sim->td = tdsave, sim->fdcap = fdcapsave;
     PetscCall(ierr);
@@ -2016,6 +2081,8 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
     PetscCall(PetscFree(fr));
   }
   if (sim->integ && sim->integ->ops->mpigather) PetscCall((*sim->integ->ops->mpigather)(sim->integ, sim, PETSC_FALSE));
+  for (PetscInt k = 0; k < sim->nshape; k++) PetscCall(PetscFree(sqr[k]));
+  PetscCall(PetscFree3(sqn, sqr, sqc));
   PetscCall(DemBodyStoreFree(&all));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -391,10 +391,20 @@ PETSC_EXTERN PetscErrorCode DemDecompReverseAddArray_Private(DemSim, PetscReal *
 /* per-pair state outside the neighbour list's history that the decomposition moves with its
    pair: the superquadrics' warm starts (src/shapes/superquadric.c; 0 reals for other shapes) */
 PETSC_EXTERN PetscInt       DemShapeSuperquadricWarmReals_Private(DemShape);
-PETSC_EXTERN PetscInt       DemShapeSuperquadricWarmSlots_Private(DemShape);
+PETSC_EXTERN PetscInt       DemShapeSuperquadricWarmSlots_Private(DemShape, DemSim);
 PETSC_EXTERN PetscBool      DemShapeSuperquadricWarmGet_Private(DemShape, PetscInt k, int64_t *ga, int64_t *gb, PetscReal v[]);
-PETSC_EXTERN PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape, DemSim, FILE *, PetscBool write); /* warm starts, prefilter, counters (serial) */
+PETSC_EXTERN PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape, DemSim, FILE *, PetscBool write); /* warm starts, prefilter, counters */
 PETSC_EXTERN PetscErrorCode DemShapeSuperquadricWarmPut_Private(DemShape, DemSim, int64_t ga, int64_t gb, const PetscReal v[]);
+/* a decomposed run's checkpoints and restarts (superquadric.c): a rank's records by global ids
+   (DEM_SQ_EXPORT_REALS(s) reals each) and counters; rank 0 writes every rank's in the serial
+   layout; a restart on several ranks holds the applied checkpoint's records over the
+   distribution and places them in the slots of each rank's new list */
+#define DEM_SQ_COUNTERS 8
+#define DEM_SQ_EXPORT_REALS(s) (3 + DemShapeSuperquadricWarmReals_Private(s))
+PETSC_EXTERN PetscErrorCode DemShapeSuperquadricExport_Private(DemShape, DemSim, PetscInt *n, PetscReal **r, PetscInt64 cnt[DEM_SQ_COUNTERS]);
+PETSC_EXTERN PetscErrorCode DemShapeSuperquadricGathered_Private(DemShape, DemSim, PetscInt n, const PetscReal *r, const PetscInt64 cnt[DEM_SQ_COUNTERS], PetscBool begin);
+PETSC_EXTERN PetscErrorCode DemShapeSuperquadricHold_Private(DemShape, DemSim);
+PETSC_EXTERN PetscErrorCode DemShapeSuperquadricPlace_Private(DemShape, DemSim);
 /* n reals summed over the ranks, in place */
 PETSC_EXTERN PetscErrorCode DemDecompSum_Private(DemSim, PetscReal *v, PetscInt n);
 /* a per-body field registered after the distribution travels with its body from the next rebuild on */

@@ -75,6 +75,13 @@ typedef struct {
   /* the colliders' index scratch (DemShapeSuperquadricScratch_Private) */
   PetscInt      icap;
   PetscInt     *idx;
+  /* a restart's distribution on several ranks (DemShapeSuperquadricHold_Private / Place): the
+     checkpoint's slot records and gid map by global ids, until the new list is built */
+  PetscBool     held;
+  DemHistoryMap hslot, hmap;
+  /* rank 0 writing a decomposed run's checkpoint: the shape's own state while the gathered
+     one stands in for it (DemShapeSuperquadricGathered_Private) */
+  void         *saved;
 } DemShape_Superquadric;
 
 static PetscErrorCode DemShapeSetFromConfig_Superquadric(DemShape, DemNode);
@@ -382,6 +389,27 @@ static PetscErrorCode DemSQWarmGrow(DemShape_Superquadric *sq, PetscInt n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* every slot emptied, the gid map m cleared first; with carry, the records a later step can
+   use (a warm start, or a separation certificate) go into m by their pair's global ids (the
+   rebuild's flush). An empty slot is overwritten before use; its sep and ids are reset so that
+   the next flush does not carry it as a record of the ids -1, -1. */
+static PetscErrorCode DemSQSlotsEmpty(DemShape_Superquadric *sq, DemHistoryMap *m, PetscBool carry)
+{
+  PetscFunctionBegin;
+  PetscCall(DemHistoryMapClear(m));
+  for (PetscInt k = 0; k < sq->cap; k++) {
+    if (carry && sq->w[k].ga >= 0 && (sq->w[k].valid || sq->w[k].sep > 0)) {
+      PetscReal v[DEM_SQ_WARM_REALS];
+      DemSQWarmPack(&sq->w[k], v);
+      PetscCall(DemHistoryMapPut(m, sq->w[k].ga, sq->w[k].gb, 0, v));
+    }
+    sq->w[k].ga = sq->w[k].gb = -1;
+    sq->w[k].valid            = PETSC_FALSE;
+    sq->w[k].sep              = 0;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DemShapeSuperquadricWarmArrays_Private(DemShape s, DemSim sim, PetscInt *cap, DemSQWarm **w)
 {
   DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
@@ -482,19 +510,7 @@ PetscErrorCode DemShapeSuperquadricWarm_Private(DemShape s, DemSim sim, PetscInt
 
   PetscFunctionBegin;
   if (sq->nbuilds != sim->nl.nbuilds) { /* the list was rebuilt: slots go through the gid map */
-    PetscCall(DemHistoryMapClear(&sq->map));
-    for (PetscInt k = 0; k < sq->cap; k++) {
-      if (sq->w[k].ga >= 0 && (sq->w[k].valid || sq->w[k].sep > 0)) {
-        PetscReal v[DEM_SQ_WARM_REALS];
-        DemSQWarmPack(&sq->w[k], v);
-        PetscCall(DemHistoryMapPut(&sq->map, sq->w[k].ga, sq->w[k].gb, 0, v));
-      }
-      /* emptied (an empty slot is overwritten before use; its sep and ids reset so that the
-         next rebuild does not carry it as a record of the ids -1, -1) */
-      sq->w[k].ga = sq->w[k].gb = -1;
-      sq->w[k].valid            = PETSC_FALSE;
-      sq->w[k].sep              = 0;
-    }
+    PetscCall(DemSQSlotsEmpty(sq, &sq->map, PETSC_TRUE));
     sq->nbuilds = sim->nl.nbuilds;
   }
   if (pair >= sq->cap) PetscCall(DemSQWarmGrow(sq, PetscMax(pair + 1, sim->nl.npairs)));
@@ -659,6 +675,8 @@ static PetscErrorCode DemShapeDestroy_Superquadric(DemShape s)
   PetscCall(PetscFree2(sq->pfm, sq->pfk));
   PetscCall(PetscFree(sq->idx));
   PetscCall(DemHistoryMapFree(&sq->map));
+  PetscCall(DemHistoryMapFree(&sq->hslot));
+  PetscCall(DemHistoryMapFree(&sq->hmap));
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -694,6 +712,7 @@ DEM_STYLE(shape, "superquadric", DemShapeCreate_Superquadric)
   pair's record with the pair when bodies migrate, as it moves the contact history:
   DemShapeSuperquadricWarmReals_Private - reals per record (0: s is not a superquadric);
   DemShapeSuperquadricWarmSlots_Private - slots of the store (records are in slots 0 .. - 1);
+    0 when the slots belong to a list before the current one (taken out at its rebuild);
   DemShapeSuperquadricWarmGet_Private - slot k's pair of global ids and record; PETSC_FALSE
     for an empty slot or k beyond the store (the records of the list before a rebuild);
   DemShapeSuperquadricWarmPut_Private - a record for the pair (ga, gb) into the gid map that
@@ -704,9 +723,16 @@ PetscInt DemShapeSuperquadricWarmReals_Private(DemShape s)
   return (s && s->ops->setfromconfig == DemShapeSetFromConfig_Superquadric) ? DEM_SQ_WARM_REALS : 0;
 }
 
-PetscInt DemShapeSuperquadricWarmSlots_Private(DemShape s)
+PetscInt DemShapeSuperquadricWarmSlots_Private(DemShape s, DemSim sim)
 {
-  return DemShapeSuperquadricWarmReals_Private(s) ? ((DemShape_Superquadric *)s->data)->cap : 0;
+  DemShape_Superquadric *sq;
+
+  if (!DemShapeSuperquadricWarmReals_Private(s)) return 0;
+  sq = (DemShape_Superquadric *)s->data;
+  /* slots not taken since the list's last build belong to the list before it: the rebuild
+     then took their records out already, and they may be stale (a record that went to
+     another rank there and changed since) */
+  return sq->nbuilds == sim->nl.nbuilds ? sq->cap : 0;
 }
 
 PetscBool DemShapeSuperquadricWarmGet_Private(DemShape s, PetscInt k, int64_t *ga, int64_t *gb, PetscReal v[])
@@ -722,6 +748,16 @@ PetscBool DemShapeSuperquadricWarmGet_Private(DemShape s, PetscInt k, int64_t *g
   return PETSC_TRUE;
 }
 
+/* the eight counters a checkpoint holds (not the CPU seconds: they are the run's own) */
+static void DemSQCounters(DemShape_Superquadric *sq, PetscInt64 cnt[DEM_SQ_COUNTERS], PetscBool get)
+{
+  PetscInt64 *c[DEM_SQ_COUNTERS] = {&sq->st.solves, &sq->st.warm, &sq->st.continuations, &sq->st.failures, &sq->st.iterations, &sq->st.obbreject, &sq->st.skipped, &sq->st.prefiltered};
+  for (int j = 0; j < DEM_SQ_COUNTERS; j++) {
+    if (get) cnt[j] = *c[j];
+    else *c[j] = cnt[j];
+  }
+}
+
 /*
   DemShapeSuperquadricCheckpoint_Private - writes (write) or reads back, through
   DemCheckpointIO, everything of a superquadric shape that a later step depends on: the warm-start
@@ -731,15 +767,17 @@ PetscBool DemShapeSuperquadricWarmGet_Private(DemShape s, PetscInt k, int64_t *g
   sq_failures counts from the start of the run). A resting contact's solve starts from its
   record and the prefilter decides which records are refreshed, so a restart without them
   converges to other points within the solver's tolerance and is not bitwise the uninterrupted
-  run. Reading replaces the state the set-up's force evaluation left. Serial runs (checkpoint.c
-  calls it with one rank only). Not collective.
+  run. Reading replaces the state the set-up's force evaluation left. A decomposed run's
+  checkpoint holds every rank's records in this layout (DemShapeSuperquadricGathered_Private
+  below); a restart on several ranks reads it on every rank, then hands each rank the records of
+  its pairs (DemShapeSuperquadricHold_Private / Place). Not collective.
 */
 PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape s, DemSim sim, FILE *fp, PetscBool write)
 {
   DemShape_Superquadric *sq  = (DemShape_Superquadric *)s->data;
   const char            *wht = "superquadric warm starts";
   int64_t                ver = 1, sync, n = 0, pf, pfnb = 0, np = 0;
-  PetscInt64             cnt[8];
+  PetscInt64             cnt[DEM_SQ_COUNTERS];
 
   PetscFunctionBegin;
   PetscCall(DemCheckpointIO(fp, write, &ver, sizeof(ver), wht));
@@ -751,13 +789,7 @@ PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape s, DemSim sim, FI
     for (PetscInt k = 0; k < sq->cap; k++) n += sq->w[k].ga >= 0 ? 1 : 0;
   PetscCall(DemCheckpointIO(fp, write, &n, sizeof(n), wht));
   PetscCheck(n >= 0 && n <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "checkpoint: %s: %lld slots", wht, (long long)n);
-  if (!write) {
-    PetscCall(DemHistoryMapClear(&sq->map));
-    for (PetscInt k = 0; k < sq->cap; k++) {
-      PetscCall(PetscMemzero(&sq->w[k], sizeof(sq->w[k])));
-      sq->w[k].ga = sq->w[k].gb = -1;
-    }
-  }
+  if (!write) PetscCall(DemSQSlotsEmpty(sq, &sq->map, PETSC_FALSE));
   for (PetscInt k = 0, e = 0; write ? k < sq->cap : e < n; k++) {
     int64_t   slot = k, ids[2];
     PetscReal v[DEM_SQ_WARM_REALS];
@@ -807,13 +839,9 @@ PetscErrorCode DemShapeSuperquadricCheckpoint_Private(DemShape s, DemSim sim, FI
     }
   } else if (!write) sq->pfbuilds = -1;
   /* the counters */
-  cnt[0] = sq->st.solves, cnt[1] = sq->st.warm, cnt[2] = sq->st.continuations, cnt[3] = sq->st.failures;
-  cnt[4] = sq->st.iterations, cnt[5] = sq->st.obbreject, cnt[6] = sq->st.skipped, cnt[7] = sq->st.prefiltered;
-  PetscCall(DemCheckpointIO(fp, write, cnt, sizeof(cnt), wht)); /* not the CPU seconds: they are the run's own */
-  if (!write) {
-    sq->st.solves = cnt[0], sq->st.warm = cnt[1], sq->st.continuations = cnt[2], sq->st.failures = cnt[3];
-    sq->st.iterations = cnt[4], sq->st.obbreject = cnt[5], sq->st.skipped = cnt[6], sq->st.prefiltered = cnt[7];
-  }
+  DemSQCounters(sq, cnt, PETSC_TRUE);
+  PetscCall(DemCheckpointIO(fp, write, cnt, sizeof(cnt), wht));
+  if (!write) DemSQCounters(sq, cnt, PETSC_FALSE);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -825,5 +853,176 @@ PetscErrorCode DemShapeSuperquadricWarmPut_Private(DemShape s, DemSim sim, int64
   PetscFunctionBegin;
   if (sq->nbuilds != sim->nl.nbuilds) PetscCall(DemShapeSuperquadricWarm_Private(s, sim, 0, -2, -2, &dummy)); /* the slots into the map */
   PetscCall(DemHistoryMapPut(&sq->map, ga, gb, 0, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The superquadric state of a decomposed run's checkpoints (decomp.c), by global ids. A rank's
+  state that a later step reads: the slots of its list's pairs and the entries of the gid map
+  that its list's pairs have not taken yet (records carried over the last rebuild). Slots
+  that belong to a list before the current one are not read again (WarmSlots above), nor is
+  the map then (the next lookup clears it), nor are entries of pairs outside the list.
+
+  DemShapeSuperquadricExport_Private - this rank's records: *n of DEM_SQ_EXPORT_REALS(s) reals
+    each, ga and gb (int64 in the bits of a real), kind (0: the slot of a pair of the list, 1: a
+    map entry), the record; and its counters. *r is PetscMalloc'ed. Not collective.
+  DemShapeSuperquadricGathered_Private - rank 0, with the gathered list and store in sim (serial
+    layout): begin puts the records of every rank in the shape's place (a slot at the index of
+    its pair in the gathered list, the map entries into the map, the counters summed, no
+    prefilter state: its references are taken afresh at the next step, which changes no
+    result), for checkpoint.c to write as a serial run's; end gives the shape its own back.
+*/
+PetscErrorCode DemShapeSuperquadricExport_Private(DemShape s, DemSim sim, PetscInt *n, PetscReal **r, PetscInt64 cnt[DEM_SQ_COUNTERS])
+{
+  DemShape_Superquadric  *sq = (DemShape_Superquadric *)s->data;
+  const DemNeighbourList *nl = &sim->nl;
+  const int64_t          *gid = sim->bodies.gid;
+  const PetscInt          W = DEM_SQ_EXPORT_REALS(s);
+  PetscInt                e = 0;
+
+  PetscFunctionBegin;
+  DemSQCounters(sq, cnt, PETSC_TRUE);
+  PetscCall(PetscMalloc1(W * ((sq->nbuilds == nl->nbuilds ? sq->cap + nl->npairs : 0) + 1), r));
+  for (PetscInt k = 0; k < sq->cap && sq->nbuilds == nl->nbuilds; k++) {
+    if (sq->w[k].ga < 0) continue;
+    memcpy(*r + W * e, &sq->w[k].ga, sizeof(int64_t));
+    memcpy(*r + W * e + 1, &sq->w[k].gb, sizeof(int64_t));
+    (*r)[W * e + 2] = 0;
+    DemSQWarmPack(&sq->w[k], *r + W * e + 3);
+    e++;
+  }
+  for (PetscInt p = 0; p < nl->npairs && sq->nbuilds == nl->nbuilds; p++) {
+    const int64_t ga = gid[nl->a[p]], gb = gid[nl->b[p]];
+    PetscReal    *v;
+    if (p < sq->cap && sq->w[p].ga == ga && sq->w[p].gb == gb) continue; /* its slot, above */
+    if (!(v = DemHistoryMapGet(&sq->map, ga, gb, 0))) continue;
+    memcpy(*r + W * e, &ga, sizeof(int64_t));
+    memcpy(*r + W * e + 1, &gb, sizeof(int64_t));
+    (*r)[W * e + 2] = 1;
+    PetscCall(PetscArraycpy(*r + W * e + 3, v, DEM_SQ_WARM_REALS));
+    e++;
+  }
+  *n = e;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemShapeSuperquadricGathered_Private(DemShape s, DemSim sim, PetscInt n, const PetscReal *r, const PetscInt64 cnt[DEM_SQ_COUNTERS], PetscBool begin)
+{
+  DemShape_Superquadric  *sq = (DemShape_Superquadric *)s->data, *own;
+  const DemNeighbourList *nl = &sim->nl;
+  const int64_t          *gid = sim->bodies.gid;
+  const PetscInt          W = DEM_SQ_EXPORT_REALS(s);
+  DemHistoryMap           pi; /* (gid a, gid b) -> the pair's first index in the gathered list */
+
+  PetscFunctionBegin;
+  if (!begin) {
+    if (!sq->saved) PetscFunctionReturn(PETSC_SUCCESS); /* no gathered state stands in (an error before its begin) */
+    PetscCall(PetscFree(sq->wraw));
+    PetscCall(DemHistoryMapFree(&sq->map));
+    own = (DemShape_Superquadric *)sq->saved;
+    *sq = *own;
+    PetscCall(PetscFree(own));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(!sq->saved, PETSC_COMM_SELF, PETSC_ERR_PLIB, "superquadric %s: a gathered state already stands in", s->name);
+  PetscCall(PetscNew(&own));
+  *own = *sq;
+  sq->cap = 0, sq->w = NULL, sq->wraw = NULL, sq->saved = own;
+  PetscCall(PetscMemzero(&sq->map, sizeof(sq->map)));
+  PetscCall(DemHistoryMapInit(&sq->map, DEM_SQ_WARM_REALS));
+  sq->nbuilds  = nl->nbuilds;
+  sq->pfbuilds = -1;
+  DemSQCounters(sq, (PetscInt64 *)cnt, PETSC_FALSE);
+  PetscCall(DemSQWarmGrow(sq, nl->npairs + 1));
+  PetscCall(DemHistoryMapInit(&pi, 1));
+  for (PetscInt p = 0; p < nl->npairs; p++) {
+    const PetscReal pr = (PetscReal)p;
+    if (!DemHistoryMapGet(&pi, gid[nl->a[p]], gid[nl->b[p]], 0)) PetscCall(DemHistoryMapPut(&pi, gid[nl->a[p]], gid[nl->b[p]], 0, &pr));
+  }
+  for (PetscInt e = 0; e < n; e++) {
+    const PetscReal *o = r + W * e, *p;
+    int64_t          ga, gb;
+    memcpy(&ga, &o[0], sizeof(ga));
+    memcpy(&gb, &o[1], sizeof(gb));
+    if (o[2] != 0) {
+      PetscCall(DemHistoryMapPut(&sq->map, ga, gb, 0, o + 3));
+      continue;
+    }
+    p = DemHistoryMapGet(&pi, ga, gb, 0);
+    PetscCheck(p, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint: superquadric warm start of pair %lld-%lld without its pair", (long long)ga, (long long)gb);
+    DemSQWarmUnpack(o + 3, &sq->w[(PetscInt)p[0]]);
+    sq->w[(PetscInt)p[0]].ga = ga, sq->w[(PetscInt)p[0]].gb = gb;
+  }
+  PetscCall(DemHistoryMapFree(&pi));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  --restart on several ranks (decomp.c DemDecompRebuild, the distribution of an applied
+  checkpoint): DemShapeSuperquadricHold_Private, before the distribution, keeps the checkpoint's
+  slot records and gid map by global ids and empties the slots (the distribution carries none);
+  DemShapeSuperquadricPlace_Private, after the list of this rank is built, puts each held slot
+  record into the slot of its pair in the new list and the held map back, so that each rank
+  continues with the state its pairs had (a record the uninterrupted run kept in a slot stays
+  in one: it survives the next rebuild even when no step takes it before). The prefilter's
+  references are taken afresh (no result depends on them); the counters stay on rank 0 (the
+  sums over the ranks are the checkpoint's). Not collective.
+*/
+PetscErrorCode DemShapeSuperquadricHold_Private(DemShape s, DemSim sim)
+{
+  DemShape_Superquadric *sq = (DemShape_Superquadric *)s->data;
+
+  PetscFunctionBegin;
+  PetscCall(DemHistoryMapFree(&sq->hslot));
+  PetscCall(DemHistoryMapFree(&sq->hmap));
+  PetscCall(DemHistoryMapInit(&sq->hslot, DEM_SQ_WARM_REALS));
+  PetscCall(DemHistoryMapInit(&sq->hmap, DEM_SQ_WARM_REALS));
+  if (sq->nbuilds == sim->nl.nbuilds) { /* the slots of the checkpoint's list, and its map */
+    DemHistoryMap t = sq->hmap;
+    for (PetscInt k = 0; k < sq->cap; k++) {
+      PetscReal v[DEM_SQ_WARM_REALS];
+      if (sq->w[k].ga < 0) continue;
+      DemSQWarmPack(&sq->w[k], v);
+      PetscCall(DemHistoryMapPut(&sq->hslot, sq->w[k].ga, sq->w[k].gb, 0, v));
+    }
+    sq->hmap = sq->map, sq->map = t;
+    PetscCall(DemSQSlotsEmpty(sq, &sq->map, PETSC_FALSE));
+  } else { /* slots of an older list: what the next lookup's flush would leave */
+    PetscCall(DemSQSlotsEmpty(sq, &sq->hmap, PETSC_TRUE));
+    PetscCall(DemHistoryMapClear(&sq->map));
+  }
+  sq->held     = PETSC_TRUE;
+  sq->pfbuilds = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DemShapeSuperquadricPlace_Private(DemShape s, DemSim sim)
+{
+  DemShape_Superquadric  *sq = (DemShape_Superquadric *)s->data;
+  const DemNeighbourList *nl = &sim->nl;
+  const int64_t          *gid = sim->bodies.gid;
+  DemHistoryMap           t;
+
+  PetscFunctionBegin;
+  if (!sq->held) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DemSQSlotsEmpty(sq, &sq->map, PETSC_FALSE));
+  for (PetscInt p = 0; p < nl->npairs; p++) {
+    const int64_t    ga = gid[nl->a[p]], gb = gid[nl->b[p]];
+    const PetscReal *v  = DemHistoryMapGet(&sq->hslot, ga, gb, 0);
+    if (!v) continue;
+    PetscCall(DemSQWarmGrow(sq, PetscMax(p + 1, nl->npairs)));
+    DemSQWarmUnpack(v, &sq->w[p]);
+    sq->w[p].ga = ga, sq->w[p].gb = gb;
+  }
+  t = sq->map, sq->map = sq->hmap, sq->hmap = t;
+  PetscCall(DemHistoryMapFree(&sq->hslot));
+  PetscCall(DemHistoryMapFree(&sq->hmap));
+  sq->held     = PETSC_FALSE;
+  sq->nbuilds  = nl->nbuilds;
+  sq->pfbuilds = -1;
+  if (sim->rank != 0) {
+    PetscInt64 zero[DEM_SQ_COUNTERS] = {0};
+    DemSQCounters(sq, zero, PETSC_FALSE);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Superquadrics on 1 and 2 MPI ranks agree within 1e-8 (mpi_sq.py).
+# Superquadrics on 1 and 2 MPI ranks agree within 1e-8; a restart on 2 ranks is bitwise the uninterrupted 2-rank run (mpi_sq.py).
 set -u
 cd "$(dirname "$0")/../.."
 : "${MMDEM:=build/mmdem}" "${PY:=/usr/bin/python3}"
