@@ -79,6 +79,9 @@ typedef struct {
   const DemSQGeom *g;
   PetscReal        kap, c[3], R[9];
   PetscBool        ident;
+#if defined(DEM_SQ_CONTACT_V3)
+  PetscReal Rr[12], Rc[12]; /* the AVX2 copy: R's rows and columns, each padded to four (0) */
+#endif
 } DemSQSide;
 
 /* F and its gradient in solver coordinates at X; Hl (may be NULL): the Hessian (xx, yy, zz,
@@ -146,10 +149,81 @@ typedef struct {
    |grad F_a| + mu^2 |grad F_b|, and |F_a - F_b| relative to (F_a + 1) + (F_b + 1) (both > 0).
    With hess (always for separable shapes, where it is nearly free) the body-frame Hessians are
    kept for DemSQJacobian. */
+#if defined(DEM_SQ_CONTACT_V3)
+/* v0 + v1 + v2 of a four-wide register (lane 3 not read) */
+DEM_ISA_V3 static inline PetscReal DemSQSum3V3(__m256d v)
+{
+  const __m128d lo = _mm256_castpd256_pd128(v), hi = _mm256_extractf128_pd(v, 1);
+  return _mm_cvtsd_f64(_mm_add_sd(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)), hi));
+}
+
+/* DemSQEval_Private for a separable shape of blockiness 10 (k1 = 8) with the three
+   coordinates as lanes (lane 3: 0 in, 0 out): f, the gradient and the body-frame Hessian's
+   diagonal */
+DEM_ISA_V3 static inline PetscReal DemSQEval8V3(const DemSQGeom *g, __m256d y, __m256d *grad, __m256d *hd)
+{
+  const __m256d sgn = _mm256_set1_pd(-0.0), m3 = _mm256_castsi256_pd(_mm256_setr_epi64x(-1, -1, -1, 0));
+  const __m256d ii  = _mm256_and_pd(_mm256_loadu_pd(&g->ia), m3);             /* ia, ib, ic, 0 */
+  const __m256d gk  = _mm256_and_pd(_mm256_loadu_pd(g->gk), m3), hk = _mm256_and_pd(_mm256_loadu_pd(g->hk), m3);
+  const __m256d u = _mm256_mul_pd(_mm256_andnot_pd(sgn, y), ii), u2 = _mm256_mul_pd(u, u), u4 = _mm256_mul_pd(u2, u2);
+  const __m256d pu = _mm256_mul_pd(u4, u4), U1 = _mm256_mul_pd(pu, u);
+
+  *grad = _mm256_or_pd(_mm256_and_pd(sgn, y), _mm256_mul_pd(gk, U1));
+  *hd   = _mm256_mul_pd(hk, pu);
+  return DemSQSum3V3(_mm256_mul_pd(U1, u)) - 1;
+}
+
+/* DemSQSystem where both shapes are separable of blockiness 10 (the AVX2 copy; side 0 in its
+   own frame, side 1 rotated by the padded rows Rr and columns Rc of R) */
+DEM_ISA_V3 static inline void DemSQSystem8V3(const DemSQSide S[2], const PetscReal Z[4], DemSQSys *s)
+{
+  const __m256d m3 = _mm256_castsi256_pd(_mm256_setr_epi64x(-1, -1, -1, 0));
+  const __m256d X = _mm256_and_pd(_mm256_loadu_pd(Z), m3), mu = _mm256_set1_pd(Z[3]), m2 = _mm256_mul_pd(mu, mu);
+  const __m256d ka = _mm256_set1_pd(S[0].kap), kb = _mm256_set1_pd(S[1].kap);
+  const __m256d ca = _mm256_and_pd(_mm256_loadu_pd(S[0].c), m3), cb = _mm256_and_pd(_mm256_loadu_pd(S[1].c), m3);
+  const __m256d db = _mm256_sub_pd(X, cb);
+  const __m256d r0 = _mm256_loadu_pd(S[1].Rr), r1 = _mm256_loadu_pd(S[1].Rr + 4), r2 = _mm256_loadu_pd(S[1].Rr + 8);
+  const __m256d c0 = _mm256_loadu_pd(S[1].Rc), c1 = _mm256_loadu_pd(S[1].Rc + 4), c2 = _mm256_loadu_pd(S[1].Rc + 8);
+  __m256d       gla, glb, ha, hb, ga, gb, Phi, yb;
+  PetscReal     Fa, Fb, na, nb, rg, rf, p2;
+
+  Fa = DemSQEval8V3(S[0].g, _mm256_mul_pd(ka, _mm256_sub_pd(X, ca)), &gla, &ha);
+  yb = _mm256_fmadd_pd(_mm256_permute4x64_pd(db, 0xaa), r2, _mm256_fmadd_pd(_mm256_permute4x64_pd(db, 0x00), r0, _mm256_mul_pd(_mm256_permute4x64_pd(db, 0x55), r1)));
+  Fb = DemSQEval8V3(S[1].g, _mm256_mul_pd(kb, yb), &glb, &hb);
+  ga  = _mm256_mul_pd(ka, gla);
+  gb  = _mm256_mul_pd(kb, _mm256_fmadd_pd(_mm256_permute4x64_pd(glb, 0xaa), c2, _mm256_fmadd_pd(_mm256_permute4x64_pd(glb, 0x00), c0, _mm256_mul_pd(_mm256_permute4x64_pd(glb, 0x55), c1))));
+  Phi = _mm256_fmadd_pd(m2, gb, ga);
+  _mm256_storeu_pd(s->Hl[0], ha); /* xx, yy, zz, then the off-diagonal zeros */
+  _mm256_storeu_pd(s->Hl[1], hb);
+  s->Hl[0][4] = s->Hl[0][5] = s->Hl[1][4] = s->Hl[1][5] = 0;
+  _mm256_maskstore_pd(s->ga, _mm256_castpd_si256(m3), ga);
+  _mm256_maskstore_pd(s->gb, _mm256_castpd_si256(m3), gb);
+  _mm256_storeu_pd(s->Phi, Phi);
+  s->hl     = PETSC_TRUE;
+  s->F[0]   = Fa;
+  s->F[1]   = Fb;
+  s->Phi[3] = Fa - Fb;
+  p2        = DemSQSum3V3(_mm256_mul_pd(Phi, Phi));
+  s->merit  = p2 + s->Phi[3] * s->Phi[3];
+  na = s->na = PetscSqrtReal(DemSQSum3V3(_mm256_mul_pd(ga, ga)));
+  nb        = PetscSqrtReal(DemSQSum3V3(_mm256_mul_pd(gb, gb)));
+  rg        = PetscSqrtReal(p2) / (na + Z[3] * Z[3] * nb + 1e-300);
+  rf        = PetscAbsReal(s->Phi[3]) / (Fa + Fb + 2);
+  s->rel    = PetscMax(rg, rf);
+}
+#endif
+
 static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], PetscBool hess, DemSQSys *s)
 {
   PetscReal       y[3];
   const PetscReal mu = Z[3], m2 = mu * mu;
+
+#if defined(DEM_SQ_CONTACT_V3)
+  if (S[0].g->k1 == 8 && S[1].g->k1 == 8 && S[0].g->same && S[1].g->same && S[0].ident && !S[1].ident) {
+    DemSQSystem8V3(S, Z, s);
+    return;
+  }
+#endif
 
   s->hl   = hess || (S[0].g->same && S[1].g->same) ? PETSC_TRUE : PETSC_FALSE;
   s->F[0] = DemSQSideEval(&S[0], Z, s->ga, s->hl ? s->Hl[0] : NULL, y);
@@ -391,7 +465,10 @@ DEM_ISA_V3 static inline void DemSQFrameRelV3(const PetscReal *RA, const PetscRe
   _mm256_maskstore_pd(S[0].c, m3, _mm256_xor_pd(c, _mm256_set1_pd(-0.0)));
   for (int r = 0; r < 3; r++) {
     const __m256d row = _mm256_fmadd_pd(_mm256_set1_pd(RA[6 + r]), b2, _mm256_fmadd_pd(_mm256_set1_pd(RA[r]), b0, _mm256_mul_pd(_mm256_set1_pd(RA[3 + r]), b1)));
+    const __m256d col = _mm256_fmadd_pd(_mm256_set1_pd(RB[6 + r]), a2, _mm256_fmadd_pd(_mm256_set1_pd(RB[r]), a0, _mm256_mul_pd(_mm256_set1_pd(RB[3 + r]), a1)));
     _mm256_maskstore_pd(S[1].R + 3 * r, m3, row);
+    _mm256_storeu_pd(S[1].Rr + 4 * r, _mm256_blend_pd(row, _mm256_setzero_pd(), 8));
+    _mm256_storeu_pd(S[1].Rc + 4 * r, _mm256_blend_pd(col, _mm256_setzero_pd(), 8));
   }
 }
 #endif
