@@ -391,37 +391,69 @@ static void DemSQStageGeom(const DemSQGeom *g, PetscReal t, DemSQGeom *h)
 DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal gl[3], PetscReal Hl[6])
 {
   const PetscReal *R = S->R, k = S->kap;
-  PetscReal        y0[3], nl[3], y[3];
+  PetscReal        y0[4], nl[4], y[3];
+  int              it0 = 0, done = 0;
 
-  {
-    const PetscReal d0 = X[0] - S->c[0], d1 = X[1] - S->c[1], d2 = X[2] - S->c[2];
-    if (S->ident) {
-      y0[0] = k * d0, y0[1] = k * d1, y0[2] = k * d2;
-      nl[0] = k * n[0], nl[1] = k * n[1], nl[2] = k * n[2];
-    } else {
-      y0[0] = k * (R[0] * d0 + R[3] * d1 + R[6] * d2);
-      y0[1] = k * (R[1] * d0 + R[4] * d1 + R[7] * d2);
-      y0[2] = k * (R[2] * d0 + R[5] * d1 + R[8] * d2);
-      nl[0] = k * (R[0] * n[0] + R[3] * n[1] + R[6] * n[2]);
-      nl[1] = k * (R[1] * n[0] + R[4] * n[1] + R[7] * n[2]);
-      nl[2] = k * (R[2] * n[0] + R[5] * n[1] + R[8] * n[2]);
+#if defined(DEM_SQ_CONTACT_V3)
+  if (S->g->k1 == 8 && S->g->same && !gauge) { /* the AVX2 copy, blockiness 10, a warm start: the
+                                                  set-up and the peeled first iteration below in
+                                                  four-wide registers */
+    const __m256d m3 = _mm256_castsi256_pd(_mm256_setr_epi64x(-1, -1, -1, 0)), kv = _mm256_set1_pd(k);
+    const __m256d d = _mm256_sub_pd(_mm256_and_pd(_mm256_loadu_pd(X), m3), _mm256_and_pd(_mm256_loadu_pd(S->c), m3)), nv = _mm256_and_pd(_mm256_loadu_pd(n), m3);
+    __m256d       vy0, vnl, g, h;
+    PetscReal     F, dF, step;
+    if (S->ident) vy0 = _mm256_mul_pd(kv, d), vnl = _mm256_mul_pd(kv, nv);
+    else {
+      const __m256d r0 = _mm256_loadu_pd(S->Rr), r1 = _mm256_loadu_pd(S->Rr + 4), r2 = _mm256_loadu_pd(S->Rr + 8);
+      vy0 = _mm256_mul_pd(kv, _mm256_fmadd_pd(_mm256_permute4x64_pd(d, 0xaa), r2, _mm256_fmadd_pd(_mm256_permute4x64_pd(d, 0x00), r0, _mm256_mul_pd(_mm256_permute4x64_pd(d, 0x55), r1))));
+      vnl = _mm256_mul_pd(kv, _mm256_fmadd_pd(_mm256_permute4x64_pd(nv, 0xaa), r2, _mm256_fmadd_pd(_mm256_permute4x64_pd(nv, 0x00), r0, _mm256_mul_pd(_mm256_permute4x64_pd(nv, 0x55), r1))));
     }
-  }
-  int it0 = 0;
-  if (!gauge) { /* a warm start: the loop's first iteration, peeled (one evaluation settles a
-                   resting contact's root) */
-    PetscReal F, dF, step;
-#pragma GCC unroll 3
-    for (int j = 0; j < 3; j++) y[j] = y0[j] + al * nl[j];
-    F    = DemSQEval_Private(S->g, y, gl, Hl);
-    dF   = gl[0] * nl[0] + gl[1] * nl[1] + gl[2] * nl[2];
+    F  = DemSQEval8V3(S->g, _mm256_fmadd_pd(_mm256_set1_pd(al), vnl, vy0), &g, &h);
+    dF = DemSQSum3V3(_mm256_mul_pd(g, vnl));
+    _mm256_maskstore_pd(gl, _mm256_castpd_si256(m3), g);
+    _mm256_storeu_pd(Hl, h);
+    Hl[4] = Hl[5] = 0;
     step = F / dF;
     if (!(dF > 0) || !(PetscAbsReal(step) < 10)) gauge = PETSC_TRUE, al = 0; /* far off: as below */
     else {
       al -= step;
       if (PetscAbsReal(step) <= 1e-5 * (1 + PetscAbsReal(al))) return al;
     }
-    it0 = 1;
+    _mm256_storeu_pd(y0, vy0); /* for the loop below, from its second iteration */
+    _mm256_storeu_pd(nl, vnl);
+    it0 = done = 1;
+  }
+#endif
+  if (!done) {
+    {
+      const PetscReal d0 = X[0] - S->c[0], d1 = X[1] - S->c[1], d2 = X[2] - S->c[2];
+      if (S->ident) {
+        y0[0] = k * d0, y0[1] = k * d1, y0[2] = k * d2;
+        nl[0] = k * n[0], nl[1] = k * n[1], nl[2] = k * n[2];
+      } else {
+        y0[0] = k * (R[0] * d0 + R[3] * d1 + R[6] * d2);
+        y0[1] = k * (R[1] * d0 + R[4] * d1 + R[7] * d2);
+        y0[2] = k * (R[2] * d0 + R[5] * d1 + R[8] * d2);
+        nl[0] = k * (R[0] * n[0] + R[3] * n[1] + R[6] * n[2]);
+        nl[1] = k * (R[1] * n[0] + R[4] * n[1] + R[7] * n[2]);
+        nl[2] = k * (R[2] * n[0] + R[5] * n[1] + R[8] * n[2]);
+      }
+    }
+    if (!gauge) { /* a warm start: the loop's first iteration, peeled (one evaluation settles a
+                     resting contact's root) */
+      PetscReal F, dF, step;
+#pragma GCC unroll 3
+      for (int j = 0; j < 3; j++) y[j] = y0[j] + al * nl[j];
+      F    = DemSQEval_Private(S->g, y, gl, Hl);
+      dF   = gl[0] * nl[0] + gl[1] * nl[1] + gl[2] * nl[2];
+      step = F / dF;
+      if (!(dF > 0) || !(PetscAbsReal(step) < 10)) gauge = PETSC_TRUE, al = 0; /* far off: as below */
+      else {
+        al -= step;
+        if (PetscAbsReal(step) <= 1e-5 * (1 + PetscAbsReal(al))) return al;
+      }
+      it0 = 1;
+    }
   }
   for (int it = it0; it < 60; it++) {
     PetscReal F, dF, step;
@@ -478,7 +510,7 @@ DEM_ISA_V3 static inline void DemSQFrameRelV3(const PetscReal *RA, const PetscRe
 static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQBody *B, const PetscReal *RB, DemSQWarm *warm, DemSQResult *res)
 {
   const PetscReal L  = 0.5 * (A->s * A->g->rbound + B->s * B->g->rbound), iL = 1.0 / L;
-  PetscReal       O[3], Z[4], best[4] = {0, 0, 0, 1}, bestrel = PETSC_MAX_REAL, nv[3], nn, gra[3], grb[3], Ha[6], Hb[6], aa, ab;
+  PetscReal       O[3], Z[4], best[4] = {0, 0, 0, 1}, bestrel = PETSC_MAX_REAL, nv[4], nn, gra[3], grb[3], Ha[6], Hb[6], aa, ab;
   DemSQSide       S[2];
   DemSQSys        sys;
   PetscBool       ok = PETSC_FALSE, warmline = PETSC_FALSE;
@@ -560,9 +592,10 @@ static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQ
   nn = sys.na > 0 ? 1 / sys.na : 0; /* |grad F_a|, from the system */
 #pragma GCC unroll 3
   for (int j = 0; j < 3; j++) nv[j] = nn > 0 ? sys.ga[j] * nn : (S[1].c[j] - S[0].c[j]);
+  nv[3] = 0; /* the AVX2 line root loads four */
   aa = DemSQLineRoot(&S[0], Z, nv, warmline ? warm->al[0] : 0, warmline ? PETSC_FALSE : PETSC_TRUE, gra, Ha);
   {
-    PetscReal mn[3] = {-nv[0], -nv[1], -nv[2]};
+    PetscReal mn[4] = {-nv[0], -nv[1], -nv[2], 0}; /* four: the AVX2 line root loads four */
     ab = -DemSQLineRoot(&S[1], Z, mn, warmline ? -warm->al[1] : 0, warmline ? PETSC_FALSE : PETSC_TRUE, grb, Hb);
   }
   res->gap = (ab - aa) * L;
