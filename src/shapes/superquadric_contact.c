@@ -57,7 +57,13 @@
   computed once per collider call (the shape's per-body cache; a body takes part in several
   pairs). superquadric_contact_v3.c compiles the superquadric/superquadric and sphere/
   superquadric pair loop with the whole solver a second time, for AVX2 with FMA (dem_isa.h);
-  the plane collider and DemSQCollide_Private exist only here.
+  the plane collider and DemSQCollide_Private exist only here. In that copy, where both shapes
+  are separable of blockiness 10 (k1 = 8), the midway-point system (DemSQSystem8V3) and a warm
+  line root's first evaluation take the three coordinates as the lanes of four-wide registers
+  (DemSQEval8V3; b's rotation by R's padded rows and columns, DemSQSide's Rr and Rc): the same
+  arithmetic, rounded in another order (sums of three), so that copy's results differ from the
+  scalar code's in the last bits; the generic copy is unchanged (superquadric_settle README,
+  session 13: 2511 -> 2326 instructions per contact pair per step).
 */
 #include "superquadric.h"
 #include "dem_isa.h"
@@ -157,6 +163,12 @@ DEM_ISA_V3 static inline PetscReal DemSQSum3V3(__m256d v)
   return _mm_cvtsd_f64(_mm_add_sd(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)), hi));
 }
 
+/* v0 r0 + v1 r1 + v2 r2 (the lanes of v broadcast; the order of DemSQFrameRelV3) */
+DEM_ISA_V3 static inline __m256d DemSQComb3V3(__m256d v, __m256d r0, __m256d r1, __m256d r2)
+{
+  return _mm256_fmadd_pd(_mm256_permute4x64_pd(v, 0xaa), r2, _mm256_fmadd_pd(_mm256_permute4x64_pd(v, 0x00), r0, _mm256_mul_pd(_mm256_permute4x64_pd(v, 0x55), r1)));
+}
+
 /* DemSQEval_Private for a separable shape of blockiness 10 (k1 = 8) with the three
    coordinates as lanes (lane 3: 0 in, 0 out): f, the gradient and the body-frame Hessian's
    diagonal */
@@ -188,10 +200,10 @@ DEM_ISA_V3 static inline void DemSQSystem8V3(const DemSQSide S[2], const PetscRe
   PetscReal     Fa, Fb, na, nb, rg, rf, p2;
 
   Fa = DemSQEval8V3(S[0].g, _mm256_mul_pd(ka, _mm256_sub_pd(X, ca)), &gla, &ha);
-  yb = _mm256_fmadd_pd(_mm256_permute4x64_pd(db, 0xaa), r2, _mm256_fmadd_pd(_mm256_permute4x64_pd(db, 0x00), r0, _mm256_mul_pd(_mm256_permute4x64_pd(db, 0x55), r1)));
+  yb = DemSQComb3V3(db, r0, r1, r2);
   Fb = DemSQEval8V3(S[1].g, _mm256_mul_pd(kb, yb), &glb, &hb);
   ga  = _mm256_mul_pd(ka, gla);
-  gb  = _mm256_mul_pd(kb, _mm256_fmadd_pd(_mm256_permute4x64_pd(glb, 0xaa), c2, _mm256_fmadd_pd(_mm256_permute4x64_pd(glb, 0x00), c0, _mm256_mul_pd(_mm256_permute4x64_pd(glb, 0x55), c1))));
+  gb  = _mm256_mul_pd(kb, DemSQComb3V3(glb, c0, c1, c2));
   Phi = _mm256_fmadd_pd(m2, gb, ga);
   _mm256_storeu_pd(s->Hl[0], ha); /* xx, yy, zz, then the off-diagonal zeros */
   _mm256_storeu_pd(s->Hl[1], hb);
@@ -405,8 +417,8 @@ DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3],
     if (S->ident) vy0 = _mm256_mul_pd(kv, d), vnl = _mm256_mul_pd(kv, nv);
     else {
       const __m256d r0 = _mm256_loadu_pd(S->Rr), r1 = _mm256_loadu_pd(S->Rr + 4), r2 = _mm256_loadu_pd(S->Rr + 8);
-      vy0 = _mm256_mul_pd(kv, _mm256_fmadd_pd(_mm256_permute4x64_pd(d, 0xaa), r2, _mm256_fmadd_pd(_mm256_permute4x64_pd(d, 0x00), r0, _mm256_mul_pd(_mm256_permute4x64_pd(d, 0x55), r1))));
-      vnl = _mm256_mul_pd(kv, _mm256_fmadd_pd(_mm256_permute4x64_pd(nv, 0xaa), r2, _mm256_fmadd_pd(_mm256_permute4x64_pd(nv, 0x00), r0, _mm256_mul_pd(_mm256_permute4x64_pd(nv, 0x55), r1))));
+      vy0 = _mm256_mul_pd(kv, DemSQComb3V3(d, r0, r1, r2));
+      vnl = _mm256_mul_pd(kv, DemSQComb3V3(nv, r0, r1, r2));
     }
     F  = DemSQEval8V3(S->g, _mm256_fmadd_pd(_mm256_set1_pd(al), vnl, vy0), &g, &h);
     dF = DemSQSum3V3(_mm256_mul_pd(g, vnl));
