@@ -73,6 +73,11 @@
   #include <immintrin.h>
 #endif
 
+#if defined(DEM_SQ_CONTACT_V3)
+  #define DEM_SQ_V3_ON 1
+#else
+  #define DEM_SQ_V3_ON 0
+#endif
 #define DEM_SQ_TOL      1e-6  /* ||Phi|| relative (see DemSQSystem) */
 #define DEM_SQ_TOL_MID  1e-6  /* intermediate continuation stages */
 #define DEM_SQ_MAXIT    40
@@ -163,6 +168,13 @@ DEM_ISA_V3 static inline PetscReal DemSQSum3V3(__m256d v)
   return _mm_cvtsd_f64(_mm_add_sd(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)), hi));
 }
 
+/* (p[0], p[1], p[2], 0) by scalar loads: a four-wide load of values just written by narrower or
+   masked stores would wait for them to retire (no store-to-load forwarding) */
+DEM_ISA_V3 static inline __m256d DemSQLoad3V3(const PetscReal *p)
+{
+  return _mm256_setr_pd(p[0], p[1], p[2], 0);
+}
+
 /* v0 r0 + v1 r1 + v2 r2 (the lanes of v broadcast; the order of DemSQFrameRelV3) */
 DEM_ISA_V3 static inline __m256d DemSQComb3V3(__m256d v, __m256d r0, __m256d r1, __m256d r2)
 {
@@ -189,10 +201,9 @@ DEM_ISA_V3 static inline PetscReal DemSQEval8V3(const DemSQGeom *g, __m256d y, _
    own frame, side 1 rotated by the padded rows Rr and columns Rc of R) */
 DEM_ISA_V3 static inline void DemSQSystem8V3(const DemSQSide S[2], const PetscReal Z[4], DemSQSys *s)
 {
-  const __m256d m3 = _mm256_castsi256_pd(_mm256_setr_epi64x(-1, -1, -1, 0));
-  const __m256d X = _mm256_and_pd(_mm256_loadu_pd(Z), m3), mu = _mm256_set1_pd(Z[3]), m2 = _mm256_mul_pd(mu, mu);
+  const __m256d X = DemSQLoad3V3(Z), mu = _mm256_set1_pd(Z[3]), m2 = _mm256_mul_pd(mu, mu);
   const __m256d ka = _mm256_set1_pd(S[0].kap), kb = _mm256_set1_pd(S[1].kap);
-  const __m256d ca = _mm256_and_pd(_mm256_loadu_pd(S[0].c), m3), cb = _mm256_and_pd(_mm256_loadu_pd(S[1].c), m3);
+  const __m256d ca = DemSQLoad3V3(S[0].c), cb = DemSQLoad3V3(S[1].c);
   const __m256d db = _mm256_sub_pd(X, cb);
   const __m256d r0 = _mm256_loadu_pd(S[1].Rr), r1 = _mm256_loadu_pd(S[1].Rr + 4), r2 = _mm256_loadu_pd(S[1].Rr + 8);
   const __m256d c0 = _mm256_loadu_pd(S[1].Rc), c1 = _mm256_loadu_pd(S[1].Rc + 4), c2 = _mm256_loadu_pd(S[1].Rc + 8);
@@ -205,11 +216,13 @@ DEM_ISA_V3 static inline void DemSQSystem8V3(const DemSQSide S[2], const PetscRe
   ga  = _mm256_mul_pd(ka, gla);
   gb  = _mm256_mul_pd(kb, DemSQComb3V3(glb, c0, c1, c2));
   Phi = _mm256_fmadd_pd(m2, gb, ga);
-  _mm256_storeu_pd(s->Hl[0], ha); /* xx, yy, zz, then the off-diagonal zeros */
+  /* four-wide stores in the order of the fields (ga, gb, Hl follow each other): each one's lane 3
+     is overwritten by the next; Hl's xx, yy, zz, then the off-diagonal zeros */
+  _mm256_storeu_pd(s->ga, ga);
+  _mm256_storeu_pd(s->gb, gb);
+  _mm256_storeu_pd(s->Hl[0], ha);
   _mm256_storeu_pd(s->Hl[1], hb);
   s->Hl[0][4] = s->Hl[0][5] = s->Hl[1][4] = s->Hl[1][5] = 0;
-  _mm256_maskstore_pd(s->ga, _mm256_castpd_si256(m3), ga);
-  _mm256_maskstore_pd(s->gb, _mm256_castpd_si256(m3), gb);
   _mm256_storeu_pd(s->Phi, Phi);
   s->hl     = PETSC_TRUE;
   s->F[0]   = Fa;
@@ -400,7 +413,7 @@ static void DemSQStageGeom(const DemSQGeom *g, PetscReal t, DemSQGeom *h)
    evaluation, within the last step of the root. Newton stops after a step below 1e-5
    (solver units): by quadratic convergence the root is then known to ~1e-10 L, far below any
    overlap a contact law acts on. */
-DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal gl[3], PetscReal Hl[6])
+DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal gl[4], PetscReal Hl[6])
 {
   const PetscReal *R = S->R, k = S->kap;
   PetscReal        y0[4], nl[4], y[3];
@@ -410,8 +423,8 @@ DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3],
   if (S->g->k1 == 8 && S->g->same && !gauge) { /* the AVX2 copy, blockiness 10, a warm start: the
                                                   set-up and the peeled first iteration below in
                                                   four-wide registers */
-    const __m256d m3 = _mm256_castsi256_pd(_mm256_setr_epi64x(-1, -1, -1, 0)), kv = _mm256_set1_pd(k);
-    const __m256d d = _mm256_sub_pd(_mm256_and_pd(_mm256_loadu_pd(X), m3), _mm256_and_pd(_mm256_loadu_pd(S->c), m3)), nv = _mm256_and_pd(_mm256_loadu_pd(n), m3);
+    const __m256d kv = _mm256_set1_pd(k);
+    const __m256d d = _mm256_sub_pd(DemSQLoad3V3(X), DemSQLoad3V3(S->c)), nv = DemSQLoad3V3(n);
     __m256d       vy0, vnl, g, h;
     PetscReal     F, dF, step;
     if (S->ident) vy0 = _mm256_mul_pd(kv, d), vnl = _mm256_mul_pd(kv, nv);
@@ -422,7 +435,7 @@ DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3],
     }
     F  = DemSQEval8V3(S->g, _mm256_fmadd_pd(_mm256_set1_pd(al), vnl, vy0), &g, &h);
     dF = DemSQSum3V3(_mm256_mul_pd(g, vnl));
-    _mm256_maskstore_pd(gl, _mm256_castpd_si256(m3), g);
+    _mm256_storeu_pd(gl, g); /* gl has four */
     _mm256_storeu_pd(Hl, h);
     Hl[4] = Hl[5] = 0;
     step = F / dF;
@@ -522,7 +535,7 @@ DEM_ISA_V3 static inline void DemSQFrameRelV3(const PetscReal *RA, const PetscRe
 static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQBody *B, const PetscReal *RB, DemSQWarm *warm, DemSQResult *res)
 {
   const PetscReal L  = 0.5 * (A->s * A->g->rbound + B->s * B->g->rbound), iL = 1.0 / L;
-  PetscReal       O[3], Z[4], best[4] = {0, 0, 0, 1}, bestrel = PETSC_MAX_REAL, nv[4], nn, gra[3], grb[3], Ha[6], Hb[6], aa, ab;
+  PetscReal       O[3], Z[4], best[4] = {0, 0, 0, 1}, bestrel = PETSC_MAX_REAL, nv[3], nn, gra[4], grb[4], Ha[6], Hb[6], aa, ab;
   DemSQSide       S[2];
   DemSQSys        sys;
   PetscBool       ok = PETSC_FALSE, warmline = PETSC_FALSE;
@@ -553,9 +566,19 @@ static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQ
 #endif
   }
   if (warm && warm->valid) { /* the previous solution, carried with body a */
+#if defined(DEM_SQ_CONTACT_V3)
+    if (warm->hasb) { /* as below, in four-wide registers (b's rotation by R's padded columns) */
+      const __m256d m3 = _mm256_castsi256_pd(_mm256_setr_epi64x(-1, -1, -1, 0)), il = _mm256_set1_pd(iL);
+      const __m256d za = _mm256_fmadd_pd(_mm256_and_pd(_mm256_loadu_pd(warm->X), m3), il, DemSQLoad3V3(S[0].c));
+      const __m256d rx = DemSQComb3V3(_mm256_and_pd(_mm256_loadu_pd(warm->Xb), m3), _mm256_loadu_pd(S[1].Rc), _mm256_loadu_pd(S[1].Rc + 4), _mm256_loadu_pd(S[1].Rc + 8));
+      _mm256_storeu_pd(Z, _mm256_mul_pd(_mm256_set1_pd(0.5), _mm256_fmadd_pd(il, rx, _mm256_add_pd(za, DemSQLoad3V3(S[1].c)))));
+    } else
+#endif
+    {
 #pragma GCC unroll 3
     for (int j = 0; j < 3; j++) Z[j] = warm->X[j] * iL + S[0].c[j];
-    if (warm->hasb) { /* the point moves with both bodies: the mean of the two predictions */
+    }
+    if (!DEM_SQ_V3_ON && warm->hasb) { /* the point moves with both bodies: the mean of the two predictions */
       const PetscReal *R = S[1].R, *xb = warm->Xb;
 #pragma GCC unroll 3
       for (int j = 0; j < 3; j++) Z[j] = 0.5 * (Z[j] + S[1].c[j] + iL * (R[3 * j] * xb[0] + R[3 * j + 1] * xb[1] + R[3 * j + 2] * xb[2]));
@@ -604,10 +627,9 @@ static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQ
   nn = sys.na > 0 ? 1 / sys.na : 0; /* |grad F_a|, from the system */
 #pragma GCC unroll 3
   for (int j = 0; j < 3; j++) nv[j] = nn > 0 ? sys.ga[j] * nn : (S[1].c[j] - S[0].c[j]);
-  nv[3] = 0; /* the AVX2 line root loads four */
   aa = DemSQLineRoot(&S[0], Z, nv, warmline ? warm->al[0] : 0, warmline ? PETSC_FALSE : PETSC_TRUE, gra, Ha);
   {
-    PetscReal mn[4] = {-nv[0], -nv[1], -nv[2], 0}; /* four: the AVX2 line root loads four */
+    PetscReal mn[3] = {-nv[0], -nv[1], -nv[2]};
     ab = -DemSQLineRoot(&S[1], Z, mn, warmline ? -warm->al[1] : 0, warmline ? PETSC_FALSE : PETSC_TRUE, grb, Hb);
   }
   res->gap = (ab - aa) * L;
@@ -635,12 +657,19 @@ static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQ
   }
   if (warm) {
     if (ok) {
+#if defined(DEM_SQ_CONTACT_V3) /* as below, in four-wide registers (R's padded rows) */
+      const __m256d lv = _mm256_set1_pd(L), zv = DemSQLoad3V3(Z);
+      /* four-wide stores: lane 3 of X's is mu (the next field), Xb's lands on al[0], set below */
+      _mm256_storeu_pd(warm->X, _mm256_blend_pd(_mm256_mul_pd(lv, _mm256_sub_pd(zv, DemSQLoad3V3(S[0].c))), _mm256_set1_pd(Z[3]), 8));
+      _mm256_storeu_pd(warm->Xb, DemSQComb3V3(_mm256_mul_pd(lv, _mm256_sub_pd(zv, DemSQLoad3V3(S[1].c))), _mm256_loadu_pd(S[1].Rr), _mm256_loadu_pd(S[1].Rr + 4), _mm256_loadu_pd(S[1].Rr + 8)));
+#else
       const PetscReal *R = S[1].R;
       PetscReal        d[3] = {L * (Z[0] - S[1].c[0]), L * (Z[1] - S[1].c[1]), L * (Z[2] - S[1].c[2])};
-#pragma GCC unroll 3
+  #pragma GCC unroll 3
       for (int j = 0; j < 3; j++) warm->X[j] = L * (Z[j] - S[0].c[j]);
-#pragma GCC unroll 3
+  #pragma GCC unroll 3
       for (int j = 0; j < 3; j++) warm->Xb[j] = R[j] * d[0] + R[3 + j] * d[1] + R[6 + j] * d[2];
+#endif
       warm->hasb = PETSC_TRUE;
       warm->mu    = Z[3];
       warm->al[0] = aa;
