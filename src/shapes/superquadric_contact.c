@@ -63,7 +63,8 @@
   (DemSQEval8V3; b's rotation by R's padded rows and columns, DemSQSide's Rr and Rc): the same
   arithmetic, rounded in another order (sums of three), so that copy's results differ from the
   scalar code's in the last bits; the generic copy is unchanged (superquadric_settle README,
-  session 13: 2511 -> 2326 instructions per contact pair per step).
+  session 13: 2511 -> 2333 instructions per contact pair per step; inputs that narrower or
+  masked stores just wrote are loaded by scalar loads, DemSQLoad3V3).
 */
 #include "superquadric.h"
 #include "dem_isa.h"
@@ -507,7 +508,8 @@ DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3],
 #if defined(DEM_SQ_CONTACT_V3)
 /* the AVX2 copy's frame of b relative to a (R_a^T R_b) and the centres c_b = R_a^T d,
    c_a = -c_b, as DemSQCollideRot's scalar loops compute them, by rows of three in four-wide
-   registers (the last row loaded and stored masked), in the order in which GCC contracts the
+   registers (the last row loaded and stored masked); also R's rows and columns padded to four
+   (Rr, Rc) for the four-wide system and line root, in the order in which GCC contracts the
    scalar a b + c d + e f: fma(e, f, fma(a, b, c d)) - bitwise the same results (checked on the
    static n = 10 bed, superquadric_settle README session 12). The target attribute as well as
    the file's pragma: clang ignores the pragma (and then calls it: not always_inline). */
