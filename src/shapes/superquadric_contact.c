@@ -58,9 +58,10 @@
   pairs). superquadric_contact_v3.c compiles the superquadric/superquadric and sphere/
   superquadric pair loop with the whole solver a second time, for AVX2 with FMA (dem_isa.h);
   the plane collider and DemSQCollide_Private exist only here. In that copy, where both shapes
-  are separable of blockiness 10 (k1 = 8), the midway-point system (DemSQSystem8V3) and a warm
+  are separable of integer blockiness (n1 = n2, k1 = n1 - 2 >= 0; sq4 wrote it for 10, the lead
+  made it general), the midway-point system (DemSQSystemIV3) and a warm
   line root's first evaluation take the three coordinates as the lanes of four-wide registers
-  (DemSQEval8V3; b's rotation by R's padded rows and columns, DemSQSide's Rr and Rc): the same
+  (DemSQEvalIV3; b's rotation by R's padded rows and columns, DemSQSide's Rr and Rc): the same
   arithmetic, rounded in another order (sums of three), so that copy's results differ from the
   scalar code's in the last bits; the generic copy is unchanged (superquadric_settle README,
   session 13: 2511 -> 2333 instructions per contact pair per step; inputs that narrower or
@@ -182,25 +183,47 @@ DEM_ISA_V3 static inline __m256d DemSQComb3V3(__m256d v, __m256d r0, __m256d r1,
   return _mm256_fmadd_pd(_mm256_permute4x64_pd(v, 0xaa), r2, _mm256_fmadd_pd(_mm256_permute4x64_pd(v, 0x00), r0, _mm256_mul_pd(_mm256_permute4x64_pd(v, 0x55), r1)));
 }
 
-/* DemSQEval_Private for a separable shape of blockiness 10 (k1 = 8) with the three
-   coordinates as lanes (lane 3: 0 in, 0 out): f, the gradient and the body-frame Hessian's
-   diagonal */
-DEM_ISA_V3 static inline PetscReal DemSQEval8V3(const DemSQGeom *g, __m256d y, __m256d *grad, __m256d *hd)
+/* u^k lane by lane for an integer k >= 0 (a shape's k1: the same k in every lane), the products
+   of DemSQPow (superquadric.h): blockiness 2, 4, 6, 10 written out, any other by squaring */
+DEM_ISA_V3 static inline __m256d DemSQPowIV3(__m256d u, int k)
+{
+  __m256d u2, r, p;
+
+  switch (k) {
+  case 0: return _mm256_set1_pd(1.0);
+  case 2: return _mm256_mul_pd(u, u);
+  case 4: u2 = _mm256_mul_pd(u, u); return _mm256_mul_pd(u2, u2);
+  case 8: u2 = _mm256_mul_pd(u, u); u2 = _mm256_mul_pd(u2, u2); return _mm256_mul_pd(u2, u2);
+  default: break;
+  }
+  r = _mm256_set1_pd(1.0), p = u;
+  while (k) {
+    if (k & 1) r = _mm256_mul_pd(r, p);
+    p = _mm256_mul_pd(p, p);
+    k >>= 1;
+  }
+  return r;
+}
+
+/* DemSQEval_Private for a separable shape of integer blockiness (n1 = n2, k1 = n1 - 2 >= 0)
+   with the three coordinates as lanes (lane 3: 0 in, 0 out): f, the gradient and the body-frame
+   Hessian's diagonal */
+DEM_ISA_V3 static inline PetscReal DemSQEvalIV3(const DemSQGeom *g, __m256d y, __m256d *grad, __m256d *hd)
 {
   const __m256d sgn = _mm256_set1_pd(-0.0), m3 = _mm256_castsi256_pd(_mm256_setr_epi64x(-1, -1, -1, 0));
   const __m256d ii  = _mm256_and_pd(_mm256_loadu_pd(&g->ia), m3);             /* ia, ib, ic, 0 */
   const __m256d gk  = _mm256_and_pd(_mm256_loadu_pd(g->gk), m3), hk = _mm256_and_pd(_mm256_loadu_pd(g->hk), m3);
-  const __m256d u = _mm256_mul_pd(_mm256_andnot_pd(sgn, y), ii), u2 = _mm256_mul_pd(u, u), u4 = _mm256_mul_pd(u2, u2);
-  const __m256d pu = _mm256_mul_pd(u4, u4), U1 = _mm256_mul_pd(pu, u);
+  const __m256d u = _mm256_mul_pd(_mm256_andnot_pd(sgn, y), ii);
+  const __m256d pu = DemSQPowIV3(u, g->k1), U1 = _mm256_mul_pd(pu, u);
 
   *grad = _mm256_or_pd(_mm256_and_pd(sgn, y), _mm256_mul_pd(gk, U1));
   *hd   = _mm256_mul_pd(hk, pu);
   return DemSQSum3V3(_mm256_mul_pd(U1, u)) - 1;
 }
 
-/* DemSQSystem where both shapes are separable of blockiness 10 (the AVX2 copy; side 0 in its
+/* DemSQSystem where both shapes are separable of integer blockiness (the AVX2 copy; side 0 in its
    own frame, side 1 rotated by the padded rows Rr and columns Rc of R) */
-DEM_ISA_V3 static inline void DemSQSystem8V3(const DemSQSide S[2], const PetscReal Z[4], DemSQSys *s)
+DEM_ISA_V3 static inline void DemSQSystemIV3(const DemSQSide S[2], const PetscReal Z[4], DemSQSys *s)
 {
   const __m256d X = DemSQLoad3V3(Z), mu = _mm256_set1_pd(Z[3]), m2 = _mm256_mul_pd(mu, mu);
   const __m256d ka = _mm256_set1_pd(S[0].kap), kb = _mm256_set1_pd(S[1].kap);
@@ -211,9 +234,9 @@ DEM_ISA_V3 static inline void DemSQSystem8V3(const DemSQSide S[2], const PetscRe
   __m256d       gla, glb, ha, hb, ga, gb, Phi, yb;
   PetscReal     Fa, Fb, na, nb, rg, rf, p2;
 
-  Fa = DemSQEval8V3(S[0].g, _mm256_mul_pd(ka, _mm256_sub_pd(X, ca)), &gla, &ha);
+  Fa = DemSQEvalIV3(S[0].g, _mm256_mul_pd(ka, _mm256_sub_pd(X, ca)), &gla, &ha);
   yb = DemSQComb3V3(db, r0, r1, r2);
-  Fb = DemSQEval8V3(S[1].g, _mm256_mul_pd(kb, yb), &glb, &hb);
+  Fb = DemSQEvalIV3(S[1].g, _mm256_mul_pd(kb, yb), &glb, &hb);
   ga  = _mm256_mul_pd(ka, gla);
   gb  = _mm256_mul_pd(kb, DemSQComb3V3(glb, c0, c1, c2));
   Phi = _mm256_fmadd_pd(m2, gb, ga);
@@ -245,8 +268,8 @@ static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], Petsc
   const PetscReal mu = Z[3], m2 = mu * mu;
 
 #if defined(DEM_SQ_CONTACT_V3)
-  if (S[0].g->k1 == 8 && S[1].g->k1 == 8 && S[0].g->same && S[1].g->same && S[0].ident && !S[1].ident) {
-    DemSQSystem8V3(S, Z, s);
+  if (S[0].g->k1 >= 0 && S[1].g->k1 >= 0 && S[0].g->same && S[1].g->same && S[0].ident && !S[1].ident) {
+    DemSQSystemIV3(S, Z, s);
     return;
   }
 #endif
@@ -421,7 +444,7 @@ DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3],
   int              it0 = 0, done = 0;
 
 #if defined(DEM_SQ_CONTACT_V3)
-  if (S->g->k1 == 8 && S->g->same && !gauge) { /* the AVX2 copy, blockiness 10, a warm start: the
+  if (S->g->k1 >= 0 && S->g->same && !gauge) { /* the AVX2 copy, integer blockiness, a warm start: the
                                                   set-up and the peeled first iteration below in
                                                   four-wide registers */
     const __m256d kv = _mm256_set1_pd(k);
@@ -434,7 +457,7 @@ DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3],
       vy0 = _mm256_mul_pd(kv, DemSQComb3V3(d, r0, r1, r2));
       vnl = _mm256_mul_pd(kv, DemSQComb3V3(nv, r0, r1, r2));
     }
-    F  = DemSQEval8V3(S->g, _mm256_fmadd_pd(_mm256_set1_pd(al), vnl, vy0), &g, &h);
+    F  = DemSQEvalIV3(S->g, _mm256_fmadd_pd(_mm256_set1_pd(al), vnl, vy0), &g, &h);
     dF = DemSQSum3V3(_mm256_mul_pd(g, vnl));
     _mm256_storeu_pd(gl, g); /* gl has four */
     _mm256_storeu_pd(Hl, h);
