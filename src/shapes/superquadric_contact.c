@@ -57,7 +57,15 @@
   computed once per collider call (the shape's per-body cache; a body takes part in several
   pairs). superquadric_contact_v3.c compiles the superquadric/superquadric and sphere/
   superquadric pair loop with the whole solver a second time, for AVX2 with FMA (dem_isa.h);
-  the plane collider and DemSQCollide_Private exist only here.
+  the plane collider and DemSQCollide_Private exist only here. In that copy, where both shapes
+  are separable of integer blockiness (n1 = n2, k1 = n1 - 2 >= 0; sq4 wrote it for 10, the lead
+  made it general), the midway-point system (DemSQSystemIV3) and a warm
+  line root's first evaluation take the three coordinates as the lanes of four-wide registers
+  (DemSQEvalIV3; b's rotation by R's padded rows and columns, DemSQSide's Rr and Rc): the same
+  arithmetic, rounded in another order (sums of three), so that copy's results differ from the
+  scalar code's in the last bits; the generic copy is unchanged (superquadric_settle README,
+  session 13: 2511 -> 2333 instructions per contact pair per step; inputs that narrower or
+  masked stores just wrote are loaded by scalar loads, DemSQLoad3V3).
 */
 #include "superquadric.h"
 #include "dem_isa.h"
@@ -67,6 +75,11 @@
   #include <immintrin.h>
 #endif
 
+#if defined(DEM_SQ_CONTACT_V3)
+  #define DEM_SQ_V3_ON 1
+#else
+  #define DEM_SQ_V3_ON 0
+#endif
 #define DEM_SQ_TOL      1e-6  /* ||Phi|| relative (see DemSQSystem) */
 #define DEM_SQ_TOL_MID  1e-6  /* intermediate continuation stages */
 #define DEM_SQ_MAXIT    40
@@ -79,6 +92,9 @@ typedef struct {
   const DemSQGeom *g;
   PetscReal        kap, c[3], R[9];
   PetscBool        ident;
+#if defined(DEM_SQ_CONTACT_V3)
+  PetscReal Rr[12], Rc[12]; /* the AVX2 copy: R's rows and columns, each padded to four (0) */
+#endif
 } DemSQSide;
 
 /* F and its gradient in solver coordinates at X; Hl (may be NULL): the Hessian (xx, yy, zz,
@@ -146,10 +162,117 @@ typedef struct {
    |grad F_a| + mu^2 |grad F_b|, and |F_a - F_b| relative to (F_a + 1) + (F_b + 1) (both > 0).
    With hess (always for separable shapes, where it is nearly free) the body-frame Hessians are
    kept for DemSQJacobian. */
+#if defined(DEM_SQ_CONTACT_V3)
+/* v0 + v1 + v2 of a four-wide register (lane 3 not read) */
+DEM_ISA_V3 static inline PetscReal DemSQSum3V3(__m256d v)
+{
+  const __m128d lo = _mm256_castpd256_pd128(v), hi = _mm256_extractf128_pd(v, 1);
+  return _mm_cvtsd_f64(_mm_add_sd(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)), hi));
+}
+
+/* (p[0], p[1], p[2], 0) by scalar loads: a four-wide load of values just written by narrower or
+   masked stores would wait for them to retire (no store-to-load forwarding) */
+DEM_ISA_V3 static inline __m256d DemSQLoad3V3(const PetscReal *p)
+{
+  return _mm256_setr_pd(p[0], p[1], p[2], 0);
+}
+
+/* v0 r0 + v1 r1 + v2 r2 (the lanes of v broadcast; the order of DemSQFrameRelV3) */
+DEM_ISA_V3 static inline __m256d DemSQComb3V3(__m256d v, __m256d r0, __m256d r1, __m256d r2)
+{
+  return _mm256_fmadd_pd(_mm256_permute4x64_pd(v, 0xaa), r2, _mm256_fmadd_pd(_mm256_permute4x64_pd(v, 0x00), r0, _mm256_mul_pd(_mm256_permute4x64_pd(v, 0x55), r1)));
+}
+
+/* u^k lane by lane for an integer k >= 0 (a shape's k1: the same k in every lane), the products
+   of DemSQPow (superquadric.h): blockiness 2, 4, 6, 10 written out, any other by squaring */
+DEM_ISA_V3 static inline __m256d DemSQPowIV3(__m256d u, int k)
+{
+  __m256d u2, r, p;
+
+  switch (k) {
+  case 0: return _mm256_set1_pd(1.0);
+  case 2: return _mm256_mul_pd(u, u);
+  case 4: u2 = _mm256_mul_pd(u, u); return _mm256_mul_pd(u2, u2);
+  case 8: u2 = _mm256_mul_pd(u, u); u2 = _mm256_mul_pd(u2, u2); return _mm256_mul_pd(u2, u2);
+  default: break;
+  }
+  r = _mm256_set1_pd(1.0), p = u;
+  while (k) {
+    if (k & 1) r = _mm256_mul_pd(r, p);
+    p = _mm256_mul_pd(p, p);
+    k >>= 1;
+  }
+  return r;
+}
+
+/* DemSQEval_Private for a separable shape of integer blockiness (n1 = n2, k1 = n1 - 2 >= 0)
+   with the three coordinates as lanes (lane 3: 0 in, 0 out): f, the gradient and the body-frame
+   Hessian's diagonal */
+DEM_ISA_V3 static inline PetscReal DemSQEvalIV3(const DemSQGeom *g, __m256d y, __m256d *grad, __m256d *hd)
+{
+  const __m256d sgn = _mm256_set1_pd(-0.0), m3 = _mm256_castsi256_pd(_mm256_setr_epi64x(-1, -1, -1, 0));
+  const __m256d ii  = _mm256_and_pd(_mm256_loadu_pd(&g->ia), m3);             /* ia, ib, ic, 0 */
+  const __m256d gk  = _mm256_and_pd(_mm256_loadu_pd(g->gk), m3), hk = _mm256_and_pd(_mm256_loadu_pd(g->hk), m3);
+  const __m256d u = _mm256_mul_pd(_mm256_andnot_pd(sgn, y), ii);
+  const __m256d pu = DemSQPowIV3(u, g->k1), U1 = _mm256_mul_pd(pu, u);
+
+  *grad = _mm256_or_pd(_mm256_and_pd(sgn, y), _mm256_mul_pd(gk, U1));
+  *hd   = _mm256_mul_pd(hk, pu);
+  return DemSQSum3V3(_mm256_mul_pd(U1, u)) - 1;
+}
+
+/* DemSQSystem where both shapes are separable of integer blockiness (the AVX2 copy; side 0 in its
+   own frame, side 1 rotated by the padded rows Rr and columns Rc of R) */
+DEM_ISA_V3 static inline void DemSQSystemIV3(const DemSQSide S[2], const PetscReal Z[4], DemSQSys *s)
+{
+  const __m256d X = DemSQLoad3V3(Z), mu = _mm256_set1_pd(Z[3]), m2 = _mm256_mul_pd(mu, mu);
+  const __m256d ka = _mm256_set1_pd(S[0].kap), kb = _mm256_set1_pd(S[1].kap);
+  const __m256d ca = DemSQLoad3V3(S[0].c), cb = DemSQLoad3V3(S[1].c);
+  const __m256d db = _mm256_sub_pd(X, cb);
+  const __m256d r0 = _mm256_loadu_pd(S[1].Rr), r1 = _mm256_loadu_pd(S[1].Rr + 4), r2 = _mm256_loadu_pd(S[1].Rr + 8);
+  const __m256d c0 = _mm256_loadu_pd(S[1].Rc), c1 = _mm256_loadu_pd(S[1].Rc + 4), c2 = _mm256_loadu_pd(S[1].Rc + 8);
+  __m256d       gla, glb, ha, hb, ga, gb, Phi, yb;
+  PetscReal     Fa, Fb, na, nb, rg, rf, p2;
+
+  Fa = DemSQEvalIV3(S[0].g, _mm256_mul_pd(ka, _mm256_sub_pd(X, ca)), &gla, &ha);
+  yb = DemSQComb3V3(db, r0, r1, r2);
+  Fb = DemSQEvalIV3(S[1].g, _mm256_mul_pd(kb, yb), &glb, &hb);
+  ga  = _mm256_mul_pd(ka, gla);
+  gb  = _mm256_mul_pd(kb, DemSQComb3V3(glb, c0, c1, c2));
+  Phi = _mm256_fmadd_pd(m2, gb, ga);
+  /* four-wide stores in the order of the fields (ga, gb, Hl follow each other): each one's lane 3
+     is overwritten by the next; Hl's xx, yy, zz, then the off-diagonal zeros */
+  _mm256_storeu_pd(s->ga, ga);
+  _mm256_storeu_pd(s->gb, gb);
+  _mm256_storeu_pd(s->Hl[0], ha);
+  _mm256_storeu_pd(s->Hl[1], hb);
+  s->Hl[0][4] = s->Hl[0][5] = s->Hl[1][4] = s->Hl[1][5] = 0;
+  _mm256_storeu_pd(s->Phi, Phi);
+  s->hl     = PETSC_TRUE;
+  s->F[0]   = Fa;
+  s->F[1]   = Fb;
+  s->Phi[3] = Fa - Fb;
+  p2        = DemSQSum3V3(_mm256_mul_pd(Phi, Phi));
+  s->merit  = p2 + s->Phi[3] * s->Phi[3];
+  na = s->na = PetscSqrtReal(DemSQSum3V3(_mm256_mul_pd(ga, ga)));
+  nb        = PetscSqrtReal(DemSQSum3V3(_mm256_mul_pd(gb, gb)));
+  rg        = PetscSqrtReal(p2) / (na + Z[3] * Z[3] * nb + 1e-300);
+  rf        = PetscAbsReal(s->Phi[3]) / (Fa + Fb + 2);
+  s->rel    = PetscMax(rg, rf);
+}
+#endif
+
 static inline void DemSQSystem(const DemSQSide S[2], const PetscReal Z[4], PetscBool hess, DemSQSys *s)
 {
   PetscReal       y[3];
   const PetscReal mu = Z[3], m2 = mu * mu;
+
+#if defined(DEM_SQ_CONTACT_V3)
+  if (S[0].g->k1 >= 0 && S[1].g->k1 >= 0 && S[0].g->same && S[1].g->same && S[0].ident && !S[1].ident) {
+    DemSQSystemIV3(S, Z, s);
+    return;
+  }
+#endif
 
   s->hl   = hess || (S[0].g->same && S[1].g->same) ? PETSC_TRUE : PETSC_FALSE;
   s->F[0] = DemSQSideEval(&S[0], Z, s->ga, s->hl ? s->Hl[0] : NULL, y);
@@ -314,40 +437,72 @@ static void DemSQStageGeom(const DemSQGeom *g, PetscReal t, DemSQGeom *h)
    evaluation, within the last step of the root. Newton stops after a step below 1e-5
    (solver units): by quadratic convergence the root is then known to ~1e-10 L, far below any
    overlap a contact law acts on. */
-DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal gl[3], PetscReal Hl[6])
+DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3], const PetscReal n[3], PetscReal al, PetscBool gauge, PetscReal gl[4], PetscReal Hl[6])
 {
   const PetscReal *R = S->R, k = S->kap;
-  PetscReal        y0[3], nl[3], y[3];
+  PetscReal        y0[4], nl[4], y[3];
+  int              it0 = 0, done = 0;
 
-  {
-    const PetscReal d0 = X[0] - S->c[0], d1 = X[1] - S->c[1], d2 = X[2] - S->c[2];
-    if (S->ident) {
-      y0[0] = k * d0, y0[1] = k * d1, y0[2] = k * d2;
-      nl[0] = k * n[0], nl[1] = k * n[1], nl[2] = k * n[2];
-    } else {
-      y0[0] = k * (R[0] * d0 + R[3] * d1 + R[6] * d2);
-      y0[1] = k * (R[1] * d0 + R[4] * d1 + R[7] * d2);
-      y0[2] = k * (R[2] * d0 + R[5] * d1 + R[8] * d2);
-      nl[0] = k * (R[0] * n[0] + R[3] * n[1] + R[6] * n[2]);
-      nl[1] = k * (R[1] * n[0] + R[4] * n[1] + R[7] * n[2]);
-      nl[2] = k * (R[2] * n[0] + R[5] * n[1] + R[8] * n[2]);
+#if defined(DEM_SQ_CONTACT_V3)
+  if (S->g->k1 >= 0 && S->g->same && !gauge) { /* the AVX2 copy, integer blockiness, a warm start: the
+                                                  set-up and the peeled first iteration below in
+                                                  four-wide registers */
+    const __m256d kv = _mm256_set1_pd(k);
+    const __m256d d = _mm256_sub_pd(DemSQLoad3V3(X), DemSQLoad3V3(S->c)), nv = DemSQLoad3V3(n);
+    __m256d       vy0, vnl, g, h;
+    PetscReal     F, dF, step;
+    if (S->ident) vy0 = _mm256_mul_pd(kv, d), vnl = _mm256_mul_pd(kv, nv);
+    else {
+      const __m256d r0 = _mm256_loadu_pd(S->Rr), r1 = _mm256_loadu_pd(S->Rr + 4), r2 = _mm256_loadu_pd(S->Rr + 8);
+      vy0 = _mm256_mul_pd(kv, DemSQComb3V3(d, r0, r1, r2));
+      vnl = _mm256_mul_pd(kv, DemSQComb3V3(nv, r0, r1, r2));
     }
-  }
-  int it0 = 0;
-  if (!gauge) { /* a warm start: the loop's first iteration, peeled (one evaluation settles a
-                   resting contact's root) */
-    PetscReal F, dF, step;
-#pragma GCC unroll 3
-    for (int j = 0; j < 3; j++) y[j] = y0[j] + al * nl[j];
-    F    = DemSQEval_Private(S->g, y, gl, Hl);
-    dF   = gl[0] * nl[0] + gl[1] * nl[1] + gl[2] * nl[2];
+    F  = DemSQEvalIV3(S->g, _mm256_fmadd_pd(_mm256_set1_pd(al), vnl, vy0), &g, &h);
+    dF = DemSQSum3V3(_mm256_mul_pd(g, vnl));
+    _mm256_storeu_pd(gl, g); /* gl has four */
+    _mm256_storeu_pd(Hl, h);
+    Hl[4] = Hl[5] = 0;
     step = F / dF;
     if (!(dF > 0) || !(PetscAbsReal(step) < 10)) gauge = PETSC_TRUE, al = 0; /* far off: as below */
     else {
       al -= step;
       if (PetscAbsReal(step) <= 1e-5 * (1 + PetscAbsReal(al))) return al;
     }
-    it0 = 1;
+    _mm256_storeu_pd(y0, vy0); /* for the loop below, from its second iteration */
+    _mm256_storeu_pd(nl, vnl);
+    it0 = done = 1;
+  }
+#endif
+  if (!done) {
+    {
+      const PetscReal d0 = X[0] - S->c[0], d1 = X[1] - S->c[1], d2 = X[2] - S->c[2];
+      if (S->ident) {
+        y0[0] = k * d0, y0[1] = k * d1, y0[2] = k * d2;
+        nl[0] = k * n[0], nl[1] = k * n[1], nl[2] = k * n[2];
+      } else {
+        y0[0] = k * (R[0] * d0 + R[3] * d1 + R[6] * d2);
+        y0[1] = k * (R[1] * d0 + R[4] * d1 + R[7] * d2);
+        y0[2] = k * (R[2] * d0 + R[5] * d1 + R[8] * d2);
+        nl[0] = k * (R[0] * n[0] + R[3] * n[1] + R[6] * n[2]);
+        nl[1] = k * (R[1] * n[0] + R[4] * n[1] + R[7] * n[2]);
+        nl[2] = k * (R[2] * n[0] + R[5] * n[1] + R[8] * n[2]);
+      }
+    }
+    if (!gauge) { /* a warm start: the loop's first iteration, peeled (one evaluation settles a
+                     resting contact's root) */
+      PetscReal F, dF, step;
+#pragma GCC unroll 3
+      for (int j = 0; j < 3; j++) y[j] = y0[j] + al * nl[j];
+      F    = DemSQEval_Private(S->g, y, gl, Hl);
+      dF   = gl[0] * nl[0] + gl[1] * nl[1] + gl[2] * nl[2];
+      step = F / dF;
+      if (!(dF > 0) || !(PetscAbsReal(step) < 10)) gauge = PETSC_TRUE, al = 0; /* far off: as below */
+      else {
+        al -= step;
+        if (PetscAbsReal(step) <= 1e-5 * (1 + PetscAbsReal(al))) return al;
+      }
+      it0 = 1;
+    }
   }
   for (int it = it0; it < 60; it++) {
     PetscReal F, dF, step;
@@ -376,7 +531,8 @@ DEM_HOT_INLINE PetscReal DemSQLineRoot(const DemSQSide *S, const PetscReal X[3],
 #if defined(DEM_SQ_CONTACT_V3)
 /* the AVX2 copy's frame of b relative to a (R_a^T R_b) and the centres c_b = R_a^T d,
    c_a = -c_b, as DemSQCollideRot's scalar loops compute them, by rows of three in four-wide
-   registers (the last row loaded and stored masked), in the order in which GCC contracts the
+   registers (the last row loaded and stored masked); also R's rows and columns padded to four
+   (Rr, Rc) for the four-wide system and line root, in the order in which GCC contracts the
    scalar a b + c d + e f: fma(e, f, fma(a, b, c d)) - bitwise the same results (checked on the
    static n = 10 bed, superquadric_settle README session 12). The target attribute as well as
    the file's pragma: clang ignores the pragma (and then calls it: not always_inline). */
@@ -391,7 +547,10 @@ DEM_ISA_V3 static inline void DemSQFrameRelV3(const PetscReal *RA, const PetscRe
   _mm256_maskstore_pd(S[0].c, m3, _mm256_xor_pd(c, _mm256_set1_pd(-0.0)));
   for (int r = 0; r < 3; r++) {
     const __m256d row = _mm256_fmadd_pd(_mm256_set1_pd(RA[6 + r]), b2, _mm256_fmadd_pd(_mm256_set1_pd(RA[r]), b0, _mm256_mul_pd(_mm256_set1_pd(RA[3 + r]), b1)));
+    const __m256d col = _mm256_fmadd_pd(_mm256_set1_pd(RB[6 + r]), a2, _mm256_fmadd_pd(_mm256_set1_pd(RB[r]), a0, _mm256_mul_pd(_mm256_set1_pd(RB[3 + r]), a1)));
     _mm256_maskstore_pd(S[1].R + 3 * r, m3, row);
+    _mm256_storeu_pd(S[1].Rr + 4 * r, _mm256_blend_pd(row, _mm256_setzero_pd(), 8));
+    _mm256_storeu_pd(S[1].Rc + 4 * r, _mm256_blend_pd(col, _mm256_setzero_pd(), 8));
   }
 }
 #endif
@@ -401,7 +560,7 @@ DEM_ISA_V3 static inline void DemSQFrameRelV3(const PetscReal *RA, const PetscRe
 static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQBody *B, const PetscReal *RB, DemSQWarm *warm, DemSQResult *res)
 {
   const PetscReal L  = 0.5 * (A->s * A->g->rbound + B->s * B->g->rbound), iL = 1.0 / L;
-  PetscReal       O[3], Z[4], best[4] = {0, 0, 0, 1}, bestrel = PETSC_MAX_REAL, nv[3], nn, gra[3], grb[3], Ha[6], Hb[6], aa, ab;
+  PetscReal       O[3], Z[4], best[4] = {0, 0, 0, 1}, bestrel = PETSC_MAX_REAL, nv[3], nn, gra[4], grb[4], Ha[6], Hb[6], aa, ab;
   DemSQSide       S[2];
   DemSQSys        sys;
   PetscBool       ok = PETSC_FALSE, warmline = PETSC_FALSE;
@@ -432,9 +591,19 @@ static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQ
 #endif
   }
   if (warm && warm->valid) { /* the previous solution, carried with body a */
+#if defined(DEM_SQ_CONTACT_V3)
+    if (warm->hasb) { /* as below, in four-wide registers (b's rotation by R's padded columns) */
+      const __m256d m3 = _mm256_castsi256_pd(_mm256_setr_epi64x(-1, -1, -1, 0)), il = _mm256_set1_pd(iL);
+      const __m256d za = _mm256_fmadd_pd(_mm256_and_pd(_mm256_loadu_pd(warm->X), m3), il, DemSQLoad3V3(S[0].c));
+      const __m256d rx = DemSQComb3V3(_mm256_and_pd(_mm256_loadu_pd(warm->Xb), m3), _mm256_loadu_pd(S[1].Rc), _mm256_loadu_pd(S[1].Rc + 4), _mm256_loadu_pd(S[1].Rc + 8));
+      _mm256_storeu_pd(Z, _mm256_mul_pd(_mm256_set1_pd(0.5), _mm256_fmadd_pd(il, rx, _mm256_add_pd(za, DemSQLoad3V3(S[1].c)))));
+    } else
+#endif
+    {
 #pragma GCC unroll 3
     for (int j = 0; j < 3; j++) Z[j] = warm->X[j] * iL + S[0].c[j];
-    if (warm->hasb) { /* the point moves with both bodies: the mean of the two predictions */
+    }
+    if (!DEM_SQ_V3_ON && warm->hasb) { /* the point moves with both bodies: the mean of the two predictions */
       const PetscReal *R = S[1].R, *xb = warm->Xb;
 #pragma GCC unroll 3
       for (int j = 0; j < 3; j++) Z[j] = 0.5 * (Z[j] + S[1].c[j] + iL * (R[3 * j] * xb[0] + R[3 * j + 1] * xb[1] + R[3 * j + 2] * xb[2]));
@@ -513,12 +682,19 @@ static void DemSQCollideRot(const DemSQBody *A, const PetscReal *RA, const DemSQ
   }
   if (warm) {
     if (ok) {
+#if defined(DEM_SQ_CONTACT_V3) /* as below, in four-wide registers (R's padded rows) */
+      const __m256d lv = _mm256_set1_pd(L), zv = DemSQLoad3V3(Z);
+      /* four-wide stores: lane 3 of X's is mu (the next field), Xb's lands on al[0], set below */
+      _mm256_storeu_pd(warm->X, _mm256_blend_pd(_mm256_mul_pd(lv, _mm256_sub_pd(zv, DemSQLoad3V3(S[0].c))), _mm256_set1_pd(Z[3]), 8));
+      _mm256_storeu_pd(warm->Xb, DemSQComb3V3(_mm256_mul_pd(lv, _mm256_sub_pd(zv, DemSQLoad3V3(S[1].c))), _mm256_loadu_pd(S[1].Rr), _mm256_loadu_pd(S[1].Rr + 4), _mm256_loadu_pd(S[1].Rr + 8)));
+#else
       const PetscReal *R = S[1].R;
       PetscReal        d[3] = {L * (Z[0] - S[1].c[0]), L * (Z[1] - S[1].c[1]), L * (Z[2] - S[1].c[2])};
-#pragma GCC unroll 3
+  #pragma GCC unroll 3
       for (int j = 0; j < 3; j++) warm->X[j] = L * (Z[j] - S[0].c[j]);
-#pragma GCC unroll 3
+  #pragma GCC unroll 3
       for (int j = 0; j < 3; j++) warm->Xb[j] = R[j] * d[0] + R[3 + j] * d[1] + R[6 + j] * d[2];
+#endif
       warm->hasb = PETSC_TRUE;
       warm->mu    = Z[3];
       warm->al[0] = aa;

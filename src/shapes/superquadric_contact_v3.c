@@ -6,7 +6,8 @@
   of n1 != n2, the box test - are not). A fused multiply-add rounds once, so results differ
   from the baseline copy's in the last bits (MMDEM_ISA=generic runs the baseline copy).
   Static regime of benchmarks/superquadric_settle (n = 10, callgrind): 3425 -> 3114
-  instructions per contact pair per step of the whole program.
+  instructions per contact pair per step of the whole program; session 13's four-wide system
+  and line root for blockiness 10 (DemSQSystem8V3, superquadric_contact.c): 2511 -> 2333.
 */
 #include "dem_isa.h"
 #if DEM_HAVE_ISA_V3
