@@ -11,7 +11,14 @@
 */
 #include "dem_isa.h"
 #if DEM_HAVE_ISA_V3
-  #pragma GCC target("avx2,fma")
+  #if defined(__clang__) /* clang ignores GCC's target pragma: every function of the copy gets the attribute */
+    #pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+  #else
+    #pragma GCC target("avx2,fma")
+  #endif
   #define DEM_SQ_CONTACT_V3 1
   #include "superquadric_contact.c"
+  #if defined(__clang__)
+    #pragma clang attribute pop
+  #endif
 #endif
