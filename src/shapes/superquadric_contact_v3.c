@@ -7,7 +7,8 @@
   from the baseline copy's in the last bits (MMDEM_ISA=generic runs the baseline copy).
   Static regime of benchmarks/superquadric_settle (n = 10, callgrind): 3425 -> 3114
   instructions per contact pair per step of the whole program; session 13's four-wide system
-  and line root for blockiness 10 (DemSQSystem8V3, superquadric_contact.c): 2511 -> 2333.
+  and line root for every separable shape of integer blockiness (DemSQSystemIV3, DemSQPowIV3 in
+  superquadric_contact.c): 2511 -> 2346 (n = 10; 2333 when it served blockiness 10 alone).
 */
 #include "dem_isa.h"
 #if DEM_HAVE_ISA_V3
