@@ -205,26 +205,41 @@ DEM_HOT_INLINE void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, 
 /* step (3) of the blocked loop for the AVX-512 copy: each body's three components of f, t,
    fd and td updated by one masked 3-lane load, add (t, td: fnmadd with the lever arm, as the
    scalar t -= s C rounds) and store, instead of three scalar read-modify-writes; the order of
-   the updates, and so every sum, is the scalar loop's */
+   the updates, and so every sum, is the scalar loop's. The first body a of consecutive pairs
+   is often the same (the list is built body by body, ~2.4 touching pairs per run in a packed
+   bed): its four rows stay in registers over such a run, loaded at its first pair and stored
+   after its last. No other pair of the run updates a's rows (its b is never a), so the sums
+   are the same operations in the same order, bitwise the scalar loop's, with 4 masked loads
+   and stores per run instead of per pair (bed-8k, session 15: paired median 0.93 of the time) */
 DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *restrict tk, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, const PetscReal *F0, const PetscReal *F1, const PetscReal *F2, const PetscReal *C0, const PetscReal *C1, const PetscReal *C2, const PetscReal *D0, const PetscReal *D1, const PetscReal *D2, const PetscReal *E0, const PetscReal *E1, const PetscReal *E2, const PetscReal *SA, const PetscReal *SB, const PetscReal *h0, const PetscReal *h1, const PetscReal *h2, const PetscReal *h3)
 {
   const __mmask8 m3 = 0x7;
+  size_t         ca = 3 * (size_t)A[tk[0]]; /* the run's first body and its rows */
+  __m256d        rF = _mm256_maskz_loadu_pd(m3, f + ca), rT = _mm256_maskz_loadu_pd(m3, t + ca);
+  __m256d        rD = _mm256_maskz_loadu_pd(m3, fd + ca), rE = _mm256_maskz_loadu_pd(m3, td + ca);
   for (PetscInt j = 0; j < nb; j++) {
     const PetscInt k = tk[j];
     const size_t   a = 3 * (size_t)A[k], b = 3 * (size_t)B[k];
     const __m256d  F = _mm256_set_pd(0, F2[j], F1[j], F0[j]), C = _mm256_set_pd(0, C2[j], C1[j], C0[j]);
     const __m256d  D = _mm256_set_pd(0, D2[j], D1[j], D0[j]), E = _mm256_set_pd(0, E2[j], E1[j], E0[j]);
     const __m256d  sa = _mm256_set1_pd(SA[j]), sb = _mm256_set1_pd(SB[j]);
-    _mm256_mask_storeu_pd(f + a, m3, _mm256_add_pd(_mm256_maskz_loadu_pd(m3, f + a), F));
+    if (a != ca) { /* a new run: the last one's rows back, this one's in */
+      _mm256_mask_storeu_pd(f + ca, m3, rF), _mm256_mask_storeu_pd(t + ca, m3, rT);
+      _mm256_mask_storeu_pd(fd + ca, m3, rD), _mm256_mask_storeu_pd(td + ca, m3, rE);
+      ca = a;
+      rF = _mm256_maskz_loadu_pd(m3, f + a), rT = _mm256_maskz_loadu_pd(m3, t + a);
+      rD = _mm256_maskz_loadu_pd(m3, fd + a), rE = _mm256_maskz_loadu_pd(m3, td + a);
+    }
+    rF = _mm256_add_pd(rF, F), rT = _mm256_fnmadd_pd(sa, C, rT);
+    rD = _mm256_add_pd(rD, D), rE = _mm256_fnmadd_pd(sa, E, rE);
     _mm256_mask_storeu_pd(f + b, m3, _mm256_sub_pd(_mm256_maskz_loadu_pd(m3, f + b), F));
-    _mm256_mask_storeu_pd(t + a, m3, _mm256_fnmadd_pd(sa, C, _mm256_maskz_loadu_pd(m3, t + a)));
     _mm256_mask_storeu_pd(t + b, m3, _mm256_fnmadd_pd(sb, C, _mm256_maskz_loadu_pd(m3, t + b)));
-    _mm256_mask_storeu_pd(fd + a, m3, _mm256_add_pd(_mm256_maskz_loadu_pd(m3, fd + a), D));
     _mm256_mask_storeu_pd(fd + b, m3, _mm256_sub_pd(_mm256_maskz_loadu_pd(m3, fd + b), D));
-    _mm256_mask_storeu_pd(td + a, m3, _mm256_fnmadd_pd(sa, E, _mm256_maskz_loadu_pd(m3, td + a)));
     _mm256_mask_storeu_pd(td + b, m3, _mm256_fnmadd_pd(sb, E, _mm256_maskz_loadu_pd(m3, td + b)));
     _mm256_storeu_pd(hist + DEM_FRICTION_HISTSIZE * (size_t)k, _mm256_set_pd(h3[j], h2[j], h1[j], h0[j]));
   }
+  _mm256_mask_storeu_pd(f + ca, m3, rF), _mm256_mask_storeu_pd(t + ca, m3, rT);
+  _mm256_mask_storeu_pd(fd + ca, m3, rD), _mm256_mask_storeu_pd(td + ca, m3, rE);
 }
 #endif
 

@@ -189,7 +189,8 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   }
   PetscCall(PetscArrayzero(nl->cellstart, ncell + 1));
   {
-    PetscInt *cellof;
+    PetscInt  *cellof, *cand, maxocc = 0;
+    PetscReal *xs;
     PetscCall(PetscMalloc1(PetscMax(nb, 1), &cellof));
     for (PetscInt i = 0; i < nb; i++) {
       PetscInt ci[3];
@@ -216,11 +217,27 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       pbp->cap = DemGrowCap_Private(nl->npairs);
       PetscCall(PetscMalloc4(pbp->cap, &pbp->a, pbp->cap, &pbp->b, pbp->cap, &pbp->s, pbp->cap, &pbp->g));
     }
+    for (PetscInt c = 0; c < ncell; c++) maxocc = PetscMax(maxocc, nl->cellstart[c + 1] - nl->cellstart[c]);
+    PetscCall(PetscMalloc1(PetscMax(3 * maxocc, 1), &cand)); /* a run of up to three cells */
+    /* the positions in cell order, so that the search below reads each cell's bodies from
+       consecutive memory; kept in x0, whose old positions are not read again before step 8
+       overwrites them (no memory of its own) */
+    if (3 * nb > nl->x0cap) {
+      PetscCall(PetscFree(nl->x0));
+      PetscCall(PetscMalloc1(3 * nb, &nl->x0));
+      nl->x0cap = 3 * nb;
+    }
+    xs = nl->x0;
+    for (PetscInt p = 0; p < nl->cellstart[ncell]; p++) {
+      const PetscInt j = nl->cellbody[p];
+      xs[3 * p] = x[3 * j], xs[3 * p + 1] = x[3 * j + 1], xs[3 * p + 2] = x[3 * j + 2];
+    }
     for (PetscInt i = 0; i < nb; i++) {
       PetscInt  c = cellof[i], cj[3][3], sidx[3][3];
-      PetscReal S[3][3];
+      PetscReal S[3][3], xi0, xi1, xi2, ri;
       PetscBool in[3][3];
       if (c < 0) continue;
+      xi0 = x[3 * i], xi1 = x[3 * i + 1], xi2 = x[3 * i + 2], ri = bs->radius[i];
       cj[0][1] = c % nl->nc[0];
       cj[1][1] = (c / nl->nc[0]) % nl->nc[1];
       cj[2][1] = c / (nl->nc[0] * nl->nc[1]);
@@ -247,25 +264,41 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       for (int oz = 0; oz < 3; oz++) {
         if (!in[2][oz]) continue;
         for (int oy = 0; oy < 3; oy++) {
+          const PetscInt row = (cj[2][oz] * nl->nc[1] + cj[1][oy]) * nl->nc[0];
+          PetscInt       seg[3][3], nseg = 0, lastox = -1, lastnc = -1; /* runs of cells along x: first body, end, first ox */
           if (!in[1][oy]) continue;
+          /* with one cell along a periodic dimension, offsets -1, 0, +1 are three images of
+             the same cell; with two cells, -1 and +1 reach the same cell through different
+             images: each (cell, image) combination is distinct, so none is visited twice.
+             Neighbouring cells along x with the same image shift are consecutive in the cell
+             order, so their bodies are one run of cellbody[]: the search visits the same
+             bodies in the same order with one loop per run instead of one per cell (whose
+             trip counts of 0-3 bodies each cost a mispredicted branch) */
           for (int ox = 0; ox < 3; ox++) {
-            /* with one cell along a periodic dimension, offsets -1, 0, +1 are three images of
-               the same cell; with two cells, -1 and +1 reach the same cell through different
-               images: each (cell, image) combination is distinct, so none is visited twice */
-            const PetscInt nc = (cj[2][oz] * nl->nc[1] + cj[1][oy]) * nl->nc[0] + cj[0][ox];
+            const PetscInt nc = row + cj[0][ox];
             if (!in[0][ox]) continue;
-            for (PetscInt p = nl->cellstart[nc], pe = nl->cellstart[nc + 1]; p < pe; p++) {
-              const PetscInt j = nl->cellbody[p];
-              PetscReal      d0, d1, d2, rc;
-              PetscInt       s, a, b, ka, kb;
-              if (j <= i) continue; /* half list; a body is never paired with its own image */
-              d0 = x[3 * i] - x[3 * j] - S[0][ox];
-              d1 = x[3 * i + 1] - x[3 * j + 1] - S[1][oy];
-              d2 = x[3 * i + 2] - x[3 * j + 2] - S[2][oz];
-              rc = bs->radius[i] + bs->radius[j] + sim->skin;
-              if (d0 * d0 + d1 * d1 + d2 * d2 >= rc * rc) continue;
+            if (nseg > 0 && lastox == ox - 1 && lastnc == nc - 1 && sidx[0][lastox] == sidx[0][ox]) seg[nseg - 1][1] = nl->cellstart[nc + 1];
+            else seg[nseg][0] = nl->cellstart[nc], seg[nseg][1] = nl->cellstart[nc + 1], seg[nseg][2] = ox, nseg++;
+            lastox = ox, lastnc = nc;
+          }
+          for (PetscInt g = 0; g < nseg; g++) {
+            const int       ox    = (int)seg[g][2];
+            const PetscReal sx    = S[0][ox], sy = S[1][oy], sz = S[2][oz];
+            const PetscInt  s0    = (sidx[0][ox] + 1) * 9 + (sidx[1][oy] + 1) * 3 + (sidx[2][oz] + 1);
+            PetscInt        ncand = 0;
+            /* the bodies of the run within reach, in cell order, collected without a branch
+               per body (about half of them fail j > i, at random: a mispredicted branch each) */
+            for (PetscInt p = seg[g][0], pe = seg[g][1]; p < pe; p++) {
+              const PetscInt  j  = nl->cellbody[p];
+              const PetscReal d0 = xi0 - xs[3 * p] - sx, d1 = xi1 - xs[3 * p + 1] - sy, d2 = xi2 - xs[3 * p + 2] - sz;
+              const PetscReal rc = ri + bs->radius[j] + sim->skin;
+              cand[ncand] = j;
+              ncand += (j > i) & !(d0 * d0 + d1 * d1 + d2 * d2 >= rc * rc); /* half list; a body is never paired with its own image */
+            }
+            for (PetscInt q = 0; q < ncand; q++) {
+              const PetscInt j = cand[q];
+              PetscInt       s = s0, a, b, ka, kb;
               if ((bs->flags[i] & bs->flags[j] & (DEM_FIXED | DEM_PRESCRIBED)) && !(bs->flags[i] & DEM_GHOST)) continue; /* two immobile bodies */
-              s = (sidx[0][ox] + 1) * 9 + (sidx[1][oy] + 1) * 3 + (sidx[2][oz] + 1);
               if (bs->gid[i] < bs->gid[j]) a = i, b = j;
               else a = j, b = i, s = 26 - s;
               ka = sim->shapes[bs->shape[a]]->kind;
@@ -287,6 +320,7 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       }
     }
     PetscCall(PetscFree(cellof));
+    PetscCall(PetscFree(cand));
   }
   /* 5. walls: ask the narrow phase, with the skin as margin, which bodies are within reach */
   for (PetscInt w = 0; w < sim->nwall; w++) {
@@ -386,7 +420,7 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   PetscCall(DemHistoryMapFree(&sim->hmap));
   PetscCall(PetscFree4(pbp->a, pbp->b, pbp->s, pbp->g));
   pbp->n = pbp->cap = 0;
-  /* 8. positions at this build */
+  /* 8. positions at this build (x0 has its size from step 3, unless there was no particle) */
   if (3 * nb > nl->x0cap) {
     PetscCall(PetscFree(nl->x0));
     PetscCall(PetscMalloc1(3 * nb, &nl->x0));
