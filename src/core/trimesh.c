@@ -329,6 +329,30 @@ static void DemSTLSkipLine(const char **p, const char *end)
   while (*p < end && **p != '\n') (*p)++;
 }
 
+/* the whole file into *buf (NUL-terminated; PetscFree it) of *size bytes */
+static PetscErrorCode DemReadWhole(const char *path, char **buf, long *size)
+{
+  FILE          *fp = fopen(path, "rb");
+  PetscErrorCode ierr = PETSC_SUCCESS;
+
+  PetscFunctionBegin;
+  *buf = NULL;
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "mesh '%s': cannot open the file (%s)", path, strerror(errno));
+  if (fseek(fp, 0, SEEK_END) || (*size = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET)) {
+    fclose(fp);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "mesh '%s': cannot read the file", path);
+  }
+  ierr = PetscMalloc1((size_t)*size + 1, buf);
+  if (!ierr && fread(*buf, 1, (size_t)*size, fp) != (size_t)*size) ierr = PETSC_ERR_FILE_READ;
+  fclose(fp);
+  if (ierr) {
+    PetscCall(PetscFree(*buf));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "mesh '%s': cannot read the file", path);
+  }
+  (*buf)[*size] = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   DemSTLCheck - the structure of an STL file before Gmsh reads it. Gmsh's reader takes a file
   that begins with "solid" as ASCII and, when that yields no triangle, reads it again as binary
@@ -342,26 +366,13 @@ static void DemSTLSkipLine(const char **p, const char *end)
 */
 static PetscErrorCode DemSTLCheck(const char *path)
 {
-  FILE          *fp = fopen(path, "rb");
-  long           size;
-  char          *buf = NULL, tok[64], msg[160] = "";
-  const char    *p, *end;
-  PetscInt       line = 1, nfacet = 0;
-  PetscErrorCode ierr = PETSC_SUCCESS;
+  long        size;
+  char       *buf = NULL, tok[64], msg[160] = "";
+  const char *p, *end;
+  PetscInt    line = 1, nfacet = 0;
 
   PetscFunctionBegin;
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "mesh '%s': cannot open the file (%s)", path, strerror(errno));
-  if (fseek(fp, 0, SEEK_END) || (size = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET)) {
-    fclose(fp);
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "mesh '%s': cannot read the file", path);
-  }
-  ierr = PetscMalloc1((size_t)size + 1, &buf);
-  if (!ierr && fread(buf, 1, (size_t)size, fp) != (size_t)size) ierr = PETSC_ERR_FILE_READ;
-  fclose(fp);
-  if (ierr) {
-    PetscCall(PetscFree(buf));
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "mesh '%s': cannot read the file", path);
-  }
+  PetscCall(DemReadWhole(path, &buf, &size));
   if (size >= 84) { /* binary: the size the count at byte 80 says */
     const unsigned char *c = (const unsigned char *)buf + 80;
     uint64_t             n = (uint64_t)c[0] | (uint64_t)c[1] << 8 | (uint64_t)c[2] << 16 | (uint64_t)c[3] << 24;
@@ -424,6 +435,196 @@ bad:
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "mesh '%s': line %" PetscInt_FMT ": malformed STL: %s", path, line, msg);
 }
 
+/* nodes of a Gmsh element type (MSH format documentation, "elm-type"), 0 for a type not read */
+static int DemMshTypeNodes(long long type)
+{
+  static const int nn[32] = {0, 2, 3, 4, 4, 8, 6, 5, 3, 6, 9, 10, 27, 18, 14, 1, 8, 20, 15, 13, 9, 10, 12, 15, 15, 21, 4, 5, 6, 20, 35, 56};
+  return type >= 1 && type < 32 ? nn[type] : 0;
+}
+
+static int DemCmpLL(const void *a, const void *b)
+{
+  const long long x = *(const long long *)a, y = *(const long long *)b;
+  return x < y ? -1 : x > y;
+}
+
+/*
+  DemMshCheck - the structure of a Gmsh .msh file before Gmsh reads it. Gmsh's MSH reader trusts
+  the file's counts and node references: an element that names a node its $Nodes section does
+  not list crashes it (SEGV in GModel::_associateEntityWithMeshVertices; the stl fuzz target found
+  it, tests/fuzz/regressions/stl-msh-undeclared-node.msh). Accepted: ASCII MSH 2.x and 4.1, a
+  $MeshFormat section first, then sections $Name ... $EndName; in $Nodes and $Elements the
+  counts must match the records that follow, tags be positive integers, node tags unique,
+  coordinates finite numbers, element types Gmsh's types 1-31, and every node an element names
+  must be listed in $Nodes (which must come before $Elements). Other sections are passed over.
+  Binary files and other versions are refused, saying what is accepted.
+*/
+static PetscErrorCode DemMshCheck(const char *path)
+{
+  long        size;
+  char       *buf = NULL, tok[64], msg[200] = "";
+  const char *p, *end;
+  PetscInt    line = 1;
+  long long  *tags = NULL, ntag = 0;
+  double      version = 0;
+
+  PetscFunctionBegin;
+  PetscCall(DemReadWhole(path, &buf, &size));
+  p   = buf;
+  end = buf + size;
+#define DEM_MSH_TOKEN(what) \
+  do { \
+    if (!DemSTLToken(&p, end, tok, sizeof(tok), &line)) { snprintf(msg, sizeof(msg), "expected %s, got the end of the file", what); goto bad; } \
+  } while (0)
+#define DEM_MSH_EXPECT(word) \
+  do { \
+    DEM_MSH_TOKEN("'" word "'"); \
+    if (strcmp(tok, word)) { snprintf(msg, sizeof(msg), "expected '%s', got '%.32s'", word, tok); goto bad; } \
+  } while (0)
+#define DEM_MSH_INT(var, lo, hi, what) \
+  do { \
+    char *e_; \
+    DEM_MSH_TOKEN(what); \
+    errno = 0; \
+    var   = strtoll(tok, &e_, 10); \
+    if (e_ == tok || *e_ || errno || (var) < (lo) || (var) > (hi)) { snprintf(msg, sizeof(msg), "expected %s (an integer from %lld to %lld), got '%.32s'", what, (long long)(lo), (long long)(hi), tok); goto bad; } \
+  } while (0)
+#define DEM_MSH_REAL(what) \
+  do { \
+    char  *e_; \
+    double v_; \
+    DEM_MSH_TOKEN(what); \
+    v_ = strtod(tok, &e_); \
+    if (e_ == tok || *e_ || !isfinite(v_)) { snprintf(msg, sizeof(msg), "expected %s (a finite number), got '%.32s'", what, tok); goto bad; } \
+  } while (0)
+#define DEM_MSH_NODE_KNOWN(t) \
+  do { \
+    if (!tags || !bsearch(&(t), tags, (size_t)ntag, sizeof(*tags), DemCmpLL)) { snprintf(msg, sizeof(msg), "an element names node %lld, which $Nodes does not list", (long long)(t)); goto bad; } \
+  } while (0)
+/* MSH 4.1 section header: number of entity blocks, of records, smallest and largest tag */
+#define DEM_MSH_HEADER4(nb, n, what) \
+  do { \
+    long long t_; \
+    DEM_MSH_INT(nb, 0, maxcount, "the number of entity blocks"); \
+    DEM_MSH_INT(n, 0, maxcount, "the number of " what); \
+    DEM_MSH_INT(t_, 0, maxtag, "the smallest tag"); \
+    DEM_MSH_INT(t_, 0, maxtag, "the largest tag"); \
+  } while (0)
+  {
+    const long long maxcount = size / 2 + 1; /* no count can exceed the file's tokens */
+    const long long maxtag   = PETSC_MAX_INT;
+    long long       ftype, dsize;
+    char           *e;
+
+    DEM_MSH_EXPECT("$MeshFormat");
+    DEM_MSH_TOKEN("the format version");
+    version = strtod(tok, &e);
+    if (e == tok || *e) { snprintf(msg, sizeof(msg), "expected the format version, got '%.32s'", tok); goto bad; }
+    DEM_MSH_INT(ftype, 0, 1, "the file type (0 ASCII, 1 binary)");
+    DEM_MSH_INT(dsize, 1, 64, "the data size");
+    if (ftype != 0) { snprintf(msg, sizeof(msg), "a binary .msh file is not read: write it as ASCII (Gmsh: Mesh.Binary = 0)"); goto bad; }
+    if (!(version >= 2 && version < 3) && version != 4.1) { snprintf(msg, sizeof(msg), "MSH version %g is not read (accepted: ASCII 2.x and 4.1)", version); goto bad; }
+    DEM_MSH_EXPECT("$EndMeshFormat");
+    while (DemSTLToken(&p, end, tok, sizeof(tok), &line)) {
+      if (tok[0] != '$' || !strncmp(tok, "$End", 4)) { snprintf(msg, sizeof(msg), "expected a section ('$Name'), got '%.32s'", tok); goto bad; }
+      if (!strcmp(tok, "$Nodes")) {
+        long long n, nb = 1, got = 0;
+        if (tags) { snprintf(msg, sizeof(msg), "a second $Nodes section"); goto bad; }
+        if (version >= 4) DEM_MSH_HEADER4(nb, n, "nodes");
+        else DEM_MSH_INT(n, 0, maxcount, "the number of nodes");
+        if (PetscMalloc1((size_t)n + 1, &tags)) { snprintf(msg, sizeof(msg), "no memory for %lld nodes", n); goto bad; }
+        for (long long bl = 0; bl < nb; bl++) {
+          long long dim = 3, par = 0, nin = n, ent;
+          if (version >= 4) {
+            DEM_MSH_INT(dim, 0, 3, "an entity dimension");
+            DEM_MSH_INT(ent, -maxtag, maxtag, "an entity tag");
+            DEM_MSH_INT(par, 0, 1, "the parametric flag");
+            DEM_MSH_INT(nin, 0, n - got, "the number of nodes of the block (at most the nodes left)");
+            (void)ent;
+            for (long long k = 0; k < nin; k++) DEM_MSH_INT(tags[got + k], 1, maxtag, "a node tag");
+            for (long long k = 0; k < nin; k++)
+              for (long long c = 0; c < 3 + (par ? dim : 0); c++) DEM_MSH_REAL("a node coordinate");
+          } else {
+            for (long long k = 0; k < nin; k++) {
+              DEM_MSH_INT(tags[k], 1, maxtag, "a node tag");
+              for (int c = 0; c < 3; c++) DEM_MSH_REAL("a node coordinate");
+            }
+          }
+          got += nin;
+        }
+        if (got != n) { snprintf(msg, sizeof(msg), "$Nodes announces %lld nodes, its blocks hold %lld", n, got); goto bad; }
+        DEM_MSH_EXPECT("$EndNodes");
+        ntag = n;
+        qsort(tags, (size_t)ntag, sizeof(*tags), DemCmpLL);
+        for (long long k = 1; k < ntag; k++)
+          if (tags[k] == tags[k - 1]) { snprintf(msg, sizeof(msg), "node tag %lld is listed twice", tags[k]); goto bad; }
+      } else if (!strcmp(tok, "$Elements")) {
+        long long m, nb = 1, got = 0;
+        if (!tags) { snprintf(msg, sizeof(msg), "$Elements before $Nodes"); goto bad; }
+        if (version >= 4) {
+          DEM_MSH_HEADER4(nb, m, "elements");
+          for (long long bl = 0; bl < nb; bl++) {
+            long long dim, ent, type, nin;
+            int       k;
+            DEM_MSH_INT(dim, 0, 3, "an entity dimension");
+            DEM_MSH_INT(ent, -maxtag, maxtag, "an entity tag");
+            DEM_MSH_INT(type, 1, 31, "an element type (1-31)");
+            DEM_MSH_INT(nin, 0, m - got, "the number of elements of the block (at most the elements left)");
+            (void)dim, (void)ent;
+            k = DemMshTypeNodes(type);
+            for (long long q = 0; q < nin; q++) {
+              long long et, nt;
+              DEM_MSH_INT(et, 1, maxtag, "an element tag");
+              for (int c = 0; c < k; c++) {
+                DEM_MSH_INT(nt, 1, maxtag, "a node tag of an element");
+                DEM_MSH_NODE_KNOWN(nt);
+              }
+            }
+            got += nin;
+          }
+          if (got != m) { snprintf(msg, sizeof(msg), "$Elements announces %lld elements, its blocks hold %lld", m, got); goto bad; }
+        } else {
+          DEM_MSH_INT(m, 0, maxcount, "the number of elements");
+          for (long long q = 0; q < m; q++) {
+            long long et, type, ntg, v;
+            int       k;
+            DEM_MSH_INT(et, 1, maxtag, "an element tag");
+            DEM_MSH_INT(type, 1, 31, "an element type (1-31)");
+            DEM_MSH_INT(ntg, 0, 64, "the number of element tags");
+            for (long long c = 0; c < ntg; c++) DEM_MSH_INT(v, -maxtag, maxtag, "an element tag value");
+            k = DemMshTypeNodes(type);
+            for (int c = 0; c < k; c++) {
+              DEM_MSH_INT(v, 1, maxtag, "a node tag of an element");
+              DEM_MSH_NODE_KNOWN(v);
+            }
+          }
+        }
+        DEM_MSH_EXPECT("$EndElements");
+      } else { /* another section: passed over up to its end marker */
+        char endm[72];
+        snprintf(endm, sizeof(endm), "$End%s", tok + 1);
+        for (;;) {
+          DEM_MSH_TOKEN(endm);
+          if (!strcmp(tok, endm)) break;
+        }
+      }
+    }
+  }
+#undef DEM_MSH_TOKEN
+#undef DEM_MSH_EXPECT
+#undef DEM_MSH_INT
+#undef DEM_MSH_REAL
+#undef DEM_MSH_NODE_KNOWN
+#undef DEM_MSH_HEADER4
+  PetscCall(PetscFree(tags));
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+bad:
+  PetscCall(PetscFree(tags));
+  PetscCall(PetscFree(buf));
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "mesh '%s': line %" PetscInt_FMT ": malformed .msh: %s", path, line, msg);
+}
+
 PetscErrorCode DemTriMeshLoadFileSized(const char *path, PetscReal scale, PetscReal h, DemTriMesh *m)
 {
   PetscBool cad = PETSC_FALSE;
@@ -441,6 +642,7 @@ PetscErrorCode DemTriMeshLoadFileSized(const char *path, PetscReal scale, PetscR
   PetscCall(DemGmshInitialize());
   DemGmshCall0(what, gmshClear);
   if (DemHasExt(path, ".stl")) PetscCall(DemSTLCheck(path)); /* before Gmsh's reader sees it */
+  if (DemHasExt(path, ".msh")) PetscCall(DemMshCheck(path));
   DemGmshCall(what, gmshOpen, path);
   if (cad) {
     PetscCall(DemGmshSetSize(h));

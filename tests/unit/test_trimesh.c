@@ -151,6 +151,34 @@ int main(int argc, char **argv)
      Gmsh's reader allocate without bound (fuzz_stl: out-of-memory in GModel::readSTL) */
   ExpectError("regression stl-degenerate-leak.stl: malformed, refused with its line", TRY(DemTriMeshLoadFile("tests/fuzz/regressions/stl-degenerate-leak.stl", 1, &m)), "line 2: malformed STL: expected 'normal', got 'normzl'");
   ExpectError("regression stl-malformed-oom.stl: refused before Gmsh reads it", TRY(DemTriMeshLoadFile("tests/fuzz/regressions/stl-malformed-oom.stl", 1, &m)), "line 2: malformed STL: expected a finite number, got 'q'");
+  /* malformed .msh: refused before Gmsh reads it (trimesh.c DemMshCheck). The regression file
+     (fuzz_stl, session 15) announces 3 nodes and lists 4, and its last triangle names node 4:
+     Gmsh's reader crashed on it (SEGV in GModel::_associateEntityWithMeshVertices) */
+  ExpectError("regression stl-msh-undeclared-node.msh: refused before Gmsh reads it", TRY(DemTriMeshLoadFile("tests/fuzz/regressions/stl-msh-undeclared-node.msh", 1, &m)), "line 9: malformed .msh: expected '$EndNodes', got '4'");
+  {
+    static const char *const cases[][2] = {
+      {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n$Elements\n1\n1 2 2 1 1 1 2 4\n$EndElements\n", "line 12: malformed .msh: an element names node 4, which $Nodes does not list"},
+      {"$MeshFormat\n2.2 1 8\n$EndMeshFormat\n", "a binary .msh file is not read"},
+      {"$MeshFormat\n3.0 0 8\n$EndMeshFormat\n", "MSH version 3 is not read (accepted: ASCII 2.x and 4.1)"},
+      {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 0 nan\n$EndNodes\n", "expected a node coordinate (a finite number), got 'nan'"},
+      {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n2\n1 0 0 0\n1 1 0 0\n$EndNodes\n", "node tag 1 is listed twice"},
+      {"$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 3 1 3\n2 1 0 3\n1\n2\n3\n0 0 0\n1 0 0\n0 1 0\n$EndNodes\n$Elements\n1 1 1 1\n2 1 2 1\n1 1 2 9\n$EndElements\n", "an element names node 9, which $Nodes does not list"},
+      {"$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 3 1 3\n2 1 0 5\n", "expected the number of nodes of the block (at most the nodes left) (an integer from 0 to 3), got '5'"},
+    };
+    char bmsh[256];
+    snprintf(bmsh, sizeof(bmsh), "%s/bad.msh", dir);
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+      FILE *fp = fopen(bmsh, "w");
+      char  name[96];
+      if (fp) fputs(cases[c][0], fp), fclose(fp);
+      snprintf(name, sizeof(name), "malformed .msh %d refused before Gmsh reads it", (int)c + 1);
+      ExpectError(name, TRY(DemTriMeshLoadFile(bmsh, 1, &m)), cases[c][1]);
+    }
+    remove(bmsh);
+  }
+  /* a well-formed MSH 2.2 file (the fuzz corpus seed: a tetrahedron) passes the check and loads */
+  DEM_CHECK("MSH 2.2 tetrahedron (tests/fuzz/corpus/stl/tetra.msh) loads: 4 triangles", TRY(DemTriMeshLoadFile("tests/fuzz/corpus/stl/tetra.msh", 1, &m)) == 0 && m.nt == 4, "%s", DemLastError());
+  PetscCall(DemTriMeshDestroy(&m));
 
   /* OCC box -> STEP and .msh files -> read back */
   {
