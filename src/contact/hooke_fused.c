@@ -210,7 +210,7 @@ DEM_HOT_INLINE void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, 
    bed): its four rows stay in registers over such a run, loaded at its first pair and stored
    after its last. No other pair of the run updates a's rows (its b is never a), so the sums
    are the same operations in the same order, bitwise the scalar loop's, with 4 masked loads
-   and stores per run instead of per pair (bed-8k, session 15: paired median 0.93 of the time) */
+   and stores per run instead of per pair (bed-8k, session 15: paired median 0.967 of the time) */
 DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *restrict tk, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, const PetscReal *F0, const PetscReal *F1, const PetscReal *F2, const PetscReal *C0, const PetscReal *C1, const PetscReal *C2, const PetscReal *D0, const PetscReal *D1, const PetscReal *D2, const PetscReal *E0, const PetscReal *E1, const PetscReal *E2, const PetscReal *SA, const PetscReal *SB, const PetscReal *h0, const PetscReal *h1, const PetscReal *h2, const PetscReal *h3)
 {
   const __mmask8 m3 = 0x7;

@@ -205,7 +205,10 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
     }
     /* counting sort by cell, bodies in ascending index within a cell (the order in which the
        pairs are found, and so the list's order, does not depend on it being a sort) */
-    for (PetscInt c = 0; c < ncell; c++) nl->cellstart[c + 1] += nl->cellstart[c];
+    for (PetscInt c = 0; c < ncell; c++) {
+      maxocc = PetscMax(maxocc, nl->cellstart[c + 1]); /* the fullest cell, for the search's scratch */
+      nl->cellstart[c + 1] += nl->cellstart[c];
+    }
     for (PetscInt i = 0; i < nb; i++)
       if (cellof[i] >= 0) nl->cellbody[nl->cellstart[cellof[i]]++] = i;
     for (PetscInt c = ncell; c > 0; c--) nl->cellstart[c] = nl->cellstart[c - 1];
@@ -217,11 +220,10 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       pbp->cap = DemGrowCap_Private(nl->npairs);
       PetscCall(PetscMalloc4(pbp->cap, &pbp->a, pbp->cap, &pbp->b, pbp->cap, &pbp->s, pbp->cap, &pbp->g));
     }
-    for (PetscInt c = 0; c < ncell; c++) maxocc = PetscMax(maxocc, nl->cellstart[c + 1] - nl->cellstart[c]);
     PetscCall(PetscMalloc1(PetscMax(3 * maxocc, 1), &cand)); /* a run of up to three cells */
     /* the positions in cell order, so that the search below reads each cell's bodies from
-       consecutive memory; kept in x0, whose old positions are not read again before step 8
-       overwrites them (no memory of its own) */
+       consecutive memory; kept in x0, sized for every body here, whose old positions are not read
+       again before step 8 overwrites them (no memory of its own) */
     if (3 * nb > nl->x0cap) {
       PetscCall(PetscFree(nl->x0));
       PetscCall(PetscMalloc1(3 * nb, &nl->x0));
@@ -420,12 +422,7 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   PetscCall(DemHistoryMapFree(&sim->hmap));
   PetscCall(PetscFree4(pbp->a, pbp->b, pbp->s, pbp->g));
   pbp->n = pbp->cap = 0;
-  /* 8. positions at this build (x0 has its size from step 3, unless there was no particle) */
-  if (3 * nb > nl->x0cap) {
-    PetscCall(PetscFree(nl->x0));
-    PetscCall(PetscMalloc1(3 * nb, &nl->x0));
-    nl->x0cap = 3 * nb;
-  }
+  /* 8. positions at this build (x0 was sized in step 4) */
   PetscCall(PetscArraycpy(nl->x0, x, 3 * nb));
   nl->nbuilds++;
   nl->built_nb = nb;
