@@ -27,8 +27,9 @@
    512-bit vectors (8 doubles per instruction), and intrinsics where the compiler cannot
    vectorise the C (compress stores: hooke_fused.c's pair filter). Lane by lane the arithmetic
    is the AVX2+FMA copy's, with the same roundings (bitwise the same results; tests/cases/
-   fused_kernel.py compares the two) */
-#if DEM_HAVE_ISA_V3 && !defined(DEM_NO_ISA_V4)
+   fused_kernel.py compares the two). The intrinsics index with 32-bit integers, as PetscInt is
+   without 64-bit indices; a PETSc built with them gets no AVX-512 copy */
+#if DEM_HAVE_ISA_V3 && !defined(DEM_NO_ISA_V4) && !defined(PETSC_USE_64BIT_INDICES)
   #define DEM_HAVE_ISA_V4 1
   #define DEM_ISA_V4      __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,popcnt")))
 #else
