@@ -34,6 +34,7 @@ typedef struct {
   Only committed evaluations (`commit`) clear history or update was[].
 */
 #define DEM_PF_FILTER 16
+#define DEM_CHUNK     512 /* candidate pairs per chunk of the explicit step (DemHookeFusedChunked) */
 /* the prefetches (the filter's and the blocked loop's) are made when the bodies' columns the
    kernel reads and updates at random exceed this many bytes: measured on a Zen 3 (32 MiB L3
    shared with the other cores, 512 KiB L2), 8000 bodies (1.5 MB) ran 4-6 % slower with them
@@ -83,34 +84,47 @@ DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const P
   indices written to touch[] by a compress store, was[] read and written eight bytes at a time,
   and the rare pair that came apart reset in scalar code. The distance is rounded as the AVX2+FMA
   copy of DemHookeFusedFilter rounds it (the compiler's contraction of d0 d0 + d1 d1 + d2 d2
-  there: fma(d2, d2, fma(d0, d0, d1 d1))), so both select the same pairs.
+  there: fma(d2, d2, fma(d0, d0, d1 d1))), so both select the same pairs. The last npair % 8
+  pairs take a masked iteration. With pd, the touching pairs' x_a - x_b (three components) and
+  radii are kept too, compressed as touch[] is, in the five columns pd + c DEM_PD (c = 0 ... 4),
+  for the blocked loop's gather (DemHookeFusedGather_V4), which then does not gather them again.
 */
-DEM_ISA_V4 static PetscInt DemHookeFusedFilterKnown_V4(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was)
+#define DEM_PD (DEM_CHUNK + 8)
+DEM_ISA_V4 static PetscInt DemHookeFusedFilterKnown_V4(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, PetscReal *restrict pd)
 {
-  PetscInt      nt = 0, k = k0;
+  PetscInt      nt = 0;
   const __m256i three = _mm256_set1_epi32(3), iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m512d zero = _mm512_setzero_pd();
 
-  for (; k + 8 <= npair; k += 8) {
-    const __m256i ia = _mm256_loadu_si256((const __m256i *)(A + k)), ib = _mm256_loadu_si256((const __m256i *)(B + k));
-    const __m256i xa = _mm256_mullo_epi32(ia, three), xb = _mm256_mullo_epi32(ib, three);
-    const __m512d d0 = _mm512_sub_pd(_mm512_i32gather_pd(xa, x, 8), _mm512_i32gather_pd(xb, x, 8));
-    const __m512d d1 = _mm512_sub_pd(_mm512_i32gather_pd(xa, x + 1, 8), _mm512_i32gather_pd(xb, x + 1, 8));
-    const __m512d d2 = _mm512_sub_pd(_mm512_i32gather_pd(xa, x + 2, 8), _mm512_i32gather_pd(xb, x + 2, 8));
-    const __m512d rs = _mm512_add_pd(_mm512_i32gather_pd(ia, rad, 8), _mm512_i32gather_pd(ib, rad, 8));
-    const __m512d r2 = _mm512_fmadd_pd(d2, d2, _mm512_fmadd_pd(d0, d0, _mm512_mul_pd(d1, d1)));
-    const __mmask8 in = _mm512_cmp_pd_mask(r2, _mm512_mul_pd(rs, rs), _CMP_LT_OQ);
-    const __m128i  wb = _mm_loadl_epi64((const __m128i *)(was + k));
+  for (PetscInt k = k0; k < npair; k += 8) {
+    const __mmask8 m  = npair - k >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (npair - k)) - 1);
+    const __m256i  ia = _mm256_maskz_loadu_epi32(m, A + k), ib = _mm256_maskz_loadu_epi32(m, B + k);
+    const __m256i  xa = _mm256_mullo_epi32(ia, three), xb = _mm256_mullo_epi32(ib, three);
+    const __m512d  d0 = _mm512_sub_pd(_mm512_mask_i32gather_pd(zero, m, xa, x, 8), _mm512_mask_i32gather_pd(zero, m, xb, x, 8));
+    const __m512d  d1 = _mm512_sub_pd(_mm512_mask_i32gather_pd(zero, m, xa, x + 1, 8), _mm512_mask_i32gather_pd(zero, m, xb, x + 1, 8));
+    const __m512d  d2 = _mm512_sub_pd(_mm512_mask_i32gather_pd(zero, m, xa, x + 2, 8), _mm512_mask_i32gather_pd(zero, m, xb, x + 2, 8));
+    const __m512d  ra = _mm512_mask_i32gather_pd(zero, m, ia, rad, 8), rb = _mm512_mask_i32gather_pd(zero, m, ib, rad, 8), rs = _mm512_add_pd(ra, rb);
+    const __m512d  r2 = _mm512_fmadd_pd(d2, d2, _mm512_fmadd_pd(d0, d0, _mm512_mul_pd(d1, d1)));
+    const __mmask8 in = _mm512_mask_cmp_pd_mask(m, r2, _mm512_mul_pd(rs, rs), _CMP_LT_OQ);
+    const __m128i  wb = _mm_maskz_loadu_epi8((__mmask16)m, was + k);
     unsigned       apart = (unsigned)(_mm_test_epi8_mask(wb, wb) & (__mmask16)(~in & 0xff)); /* touched, not now */
 
     _mm256_mask_compressstoreu_epi32(touch + nt, in, _mm256_add_epi32(_mm256_set1_epi32((int)k), iota));
+    if (pd) { /* eight lanes stored from nt on, of which the touching ones count (DEM_PD >= DEM_CHUNK + 8) */
+      _mm512_storeu_pd(pd + nt, _mm512_maskz_compress_pd(in, d0));
+      _mm512_storeu_pd(pd + DEM_PD + nt, _mm512_maskz_compress_pd(in, d1));
+      _mm512_storeu_pd(pd + 2 * DEM_PD + nt, _mm512_maskz_compress_pd(in, d2));
+      _mm512_storeu_pd(pd + 3 * DEM_PD + nt, _mm512_maskz_compress_pd(in, ra));
+      _mm512_storeu_pd(pd + 4 * DEM_PD + nt, _mm512_maskz_compress_pd(in, rb));
+    }
     nt += _mm_popcnt_u32((unsigned)in);
     while (apart) { /* came apart: rare */
       DemFrictionReset_Private(hist + DEM_FRICTION_HISTSIZE * (k + __builtin_ctz(apart)));
       apart &= apart - 1;
     }
-    _mm_storel_epi64((__m128i *)(was + k), _mm_maskz_set1_epi8((__mmask16)in, 1));
+    _mm_mask_storeu_epi8(was + k, (__mmask16)m, _mm_maskz_set1_epi8((__mmask16)in, 1));
   }
-  return nt + DemHookeFusedFilter(k, npair, A, B, NULL, NULL, hist, x, rad, touch + nt, was, 1, 1, 0, 0);
+  return nt;
 }
 #endif
 
@@ -284,7 +298,7 @@ DEM_ISA_V4 static void DemHookeFusedScatter_V4(PetscInt nb, const PetscInt *rest
    dummy (two unit spheres 1 apart along z, at rest). Session 16: -15 % of the gather's
    cycles (rdtsc, the two variants alternating every 25 steps in one bed-8k run). The pair
    and body indices are 32-bit (dem_isa.h: no AVX-512 copy with 64-bit PetscInt) */
-DEM_ISA_V4 static void DemHookeFusedGather_V4(PetscInt nb, const PetscInt *restrict tk, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], const PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const int periodic, PetscReal *restrict d0, PetscReal *restrict d1, PetscReal *restrict d2, PetscReal *restrict rA, PetscReal *restrict rB, PetscReal *restrict u0, PetscReal *restrict u1, PetscReal *restrict u2, PetscReal *restrict wa0, PetscReal *restrict wa1, PetscReal *restrict wa2, PetscReal *restrict wb0, PetscReal *restrict wb1, PetscReal *restrict wb2, PetscReal *restrict imab, PetscReal *restrict h0, PetscReal *restrict h1, PetscReal *restrict h2, PetscReal *restrict h3)
+DEM_ISA_V4 static void DemHookeFusedGather_V4(PetscInt nb, const PetscInt *restrict tk, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], const PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const PetscReal *restrict pd, const int periodic, PetscReal *restrict d0, PetscReal *restrict d1, PetscReal *restrict d2, PetscReal *restrict rA, PetscReal *restrict rB, PetscReal *restrict u0, PetscReal *restrict u1, PetscReal *restrict u2, PetscReal *restrict wa0, PetscReal *restrict wa1, PetscReal *restrict wa2, PetscReal *restrict wb0, PetscReal *restrict wb1, PetscReal *restrict wb2, PetscReal *restrict imab, PetscReal *restrict h0, PetscReal *restrict h1, PetscReal *restrict h2, PetscReal *restrict h3)
 {
   const __m256i three = _mm256_set1_epi32(3), hs = _mm256_set1_epi32(DEM_FRICTION_HISTSIZE), zi = _mm256_setzero_si256();
   const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
@@ -295,10 +309,19 @@ DEM_ISA_V4 static void DemHookeFusedGather_V4(PetscInt nb, const PetscInt *restr
     const __m256i  kk = _mm256_maskz_loadu_epi32(m, tk + j);
     const __m256i  ia = _mm256_mmask_i32gather_epi32(zi, m, kk, A, 4), ib = _mm256_mmask_i32gather_epi32(zi, m, kk, B, 4);
     const __m256i  a3 = _mm256_mullo_epi32(ia, three), b3 = _mm256_mullo_epi32(ib, three), kh = _mm256_mullo_epi32(kk, hs);
-    __m512d        e0 = _mm512_maskz_sub_pd(m, _mm512_mask_i32gather_pd(zero, m, a3, x, 8), _mm512_mask_i32gather_pd(zero, m, b3, x, 8));
-    __m512d        e1 = _mm512_maskz_sub_pd(m, _mm512_mask_i32gather_pd(zero, m, a3, x + 1, 8), _mm512_mask_i32gather_pd(zero, m, b3, x + 1, 8));
-    __m512d        e2 = _mm512_mask_sub_pd(one, m, _mm512_mask_i32gather_pd(zero, m, a3, x + 2, 8), _mm512_mask_i32gather_pd(zero, m, b3, x + 2, 8));
+    __m512d        e0, e1, e2;
 
+    if (pd) { /* the filter's (DemHookeFusedFilterKnown_V4) */
+      e0 = _mm512_maskz_loadu_pd(m, pd + j), e1 = _mm512_maskz_loadu_pd(m, pd + DEM_PD + j), e2 = _mm512_mask_loadu_pd(one, m, pd + 2 * DEM_PD + j);
+      _mm512_storeu_pd(rA + j, _mm512_mask_loadu_pd(one, m, pd + 3 * DEM_PD + j));
+      _mm512_storeu_pd(rB + j, _mm512_mask_loadu_pd(one, m, pd + 4 * DEM_PD + j));
+    } else {
+      e0 = _mm512_maskz_sub_pd(m, _mm512_mask_i32gather_pd(zero, m, a3, x, 8), _mm512_mask_i32gather_pd(zero, m, b3, x, 8));
+      e1 = _mm512_maskz_sub_pd(m, _mm512_mask_i32gather_pd(zero, m, a3, x + 1, 8), _mm512_mask_i32gather_pd(zero, m, b3, x + 1, 8));
+      e2 = _mm512_mask_sub_pd(one, m, _mm512_mask_i32gather_pd(zero, m, a3, x + 2, 8), _mm512_mask_i32gather_pd(zero, m, b3, x + 2, 8));
+      _mm512_storeu_pd(rA + j, _mm512_mask_i32gather_pd(one, m, ia, rad, 8));
+      _mm512_storeu_pd(rB + j, _mm512_mask_i32gather_pd(one, m, ib, rad, 8));
+    }
     if (periodic) { /* minus the pair's image shift, tbl[S[k]] */
       const __m256i s3 = _mm256_mullo_epi32(_mm256_mmask_i32gather_epi32(zi, m, kk, S, 4), three);
       e0 = _mm512_mask_sub_pd(e0, m, e0, _mm512_mask_i32gather_pd(zero, m, s3, &tbl[0][0], 8));
@@ -306,8 +329,6 @@ DEM_ISA_V4 static void DemHookeFusedGather_V4(PetscInt nb, const PetscInt *restr
       e2 = _mm512_mask_sub_pd(e2, m, e2, _mm512_mask_i32gather_pd(zero, m, s3, &tbl[0][2], 8));
     }
     _mm512_storeu_pd(d0 + j, e0), _mm512_storeu_pd(d1 + j, e1), _mm512_storeu_pd(d2 + j, e2);
-    _mm512_storeu_pd(rA + j, _mm512_mask_i32gather_pd(one, m, ia, rad, 8));
-    _mm512_storeu_pd(rB + j, _mm512_mask_i32gather_pd(one, m, ib, rad, 8));
     _mm512_storeu_pd(u0 + j, _mm512_maskz_sub_pd(m, _mm512_mask_i32gather_pd(zero, m, a3, v, 8), _mm512_mask_i32gather_pd(zero, m, b3, v, 8)));
     _mm512_storeu_pd(u1 + j, _mm512_maskz_sub_pd(m, _mm512_mask_i32gather_pd(zero, m, a3, v + 1, 8), _mm512_mask_i32gather_pd(zero, m, b3, v + 1, 8)));
     _mm512_storeu_pd(u2 + j, _mm512_maskz_sub_pd(m, _mm512_mask_i32gather_pd(zero, m, a3, v + 2, 8), _mm512_mask_i32gather_pd(zero, m, b3, v + 2, 8)));
@@ -344,7 +365,7 @@ DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const 
   }
 }
 
-DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, const int pf, DemFusedSums *sum)
+DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const PetscReal *restrict pd, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, const int pf, DemFusedSums *sum)
 {
   const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
   const int       has_gt = hk->has_gamma_t ? 1 : 0, kt_pos = kt > 0;
@@ -366,7 +387,7 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
     if (pf) DemHookeFusedPrefetchBodies(i0 + DEM_VB, nt, touch, A, B, hist, x, v, w, rad, im, f, t, fd, td);
     /* (1) gather; the padding lanes get two unit spheres 1 apart along z, at rest */
 #if DEM_HAVE_ISA_V4
-    if (v4) DemHookeFusedGather_V4(nb, touch + i0, A, B, S, tbl, hist, x, v, w, rad, im, periodic, d0, d1, d2, rA, rB, u0, u1, u2, wa0, wa1, wa2, wb0, wb1, wb2, imab, h0, h1, h2, h3);
+    if (v4) DemHookeFusedGather_V4(nb, touch + i0, A, B, S, tbl, hist, x, v, w, rad, im, pd ? pd + i0 : NULL, periodic, d0, d1, d2, rA, rB, u0, u1, u2, wa0, wa1, wa2, wb0, wb1, wb2, imab, h0, h1, h2, h3);
     else
 #endif
     for (PetscInt j = 0; j < DEM_VB; j++) {
@@ -472,9 +493,9 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
 /* the blocked loop's variants for touching pairs with (periodic) or without an image shift:
    stored energy wanted or not (withpe), gamma_n from the restitution or given, law hertz or
    hooke (periodic and hertz constants at each call); adds to the running sums of `run` */
-DEM_HOT_INLINE void DemHookeFusedSSVecRun(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, DemForceOut *out, PetscReal dt, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *run)
+DEM_HOT_INLINE void DemHookeFusedSSVecRun(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const PetscReal *restrict pd, DemForceOut *out, PetscReal dt, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *run)
 {
-#define DEM_SSV(E, R) DemHookeFusedSSVec(hk, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, out->f, out->t, out->fd, out->td, dt, periodic, E, R, hertz, v4, pf, run)
+#define DEM_SSV(E, R) DemHookeFusedSSVec(hk, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, pd, out->f, out->t, out->fd, out->td, dt, periodic, E, R, hertz, v4, pf, run)
   if (hk->from_e) {
     if (withpe) DEM_SSV(1, 1);
     else DEM_SSV(0, 1);
@@ -486,10 +507,10 @@ DEM_HOT_INLINE void DemHookeFusedSSVecRun(const DemContactLaw_Hooke *hk, PetscIn
 }
 
 /* the pair filter of [k0, k1) with the flags of the call (known, pf, v4 constants) */
-DEM_HOT_INLINE PetscInt DemHookeFusedFilterRange(PetscInt k0, PetscInt k1, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, const int commit, const int known, const int periodic, const int v4, const int pf)
+DEM_HOT_INLINE PetscInt DemHookeFusedFilterRange(PetscInt k0, PetscInt k1, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, PetscReal *restrict pd, const int commit, const int known, const int periodic, const int v4, const int pf)
 {
 #if DEM_HAVE_ISA_V4
-  if (known && v4 && !periodic) return DemHookeFusedFilterKnown_V4(k0, k1, A, B, hist, x, rad, touch, was);
+  if (known && v4 && !periodic) return DemHookeFusedFilterKnown_V4(k0, k1, A, B, hist, x, rad, touch, was, pd);
 #endif
   if (known) return pf ? DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, periodic, 1) : DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, periodic, 0);
   return DemHookeFusedFilter(k0, k1, A, B, S, tbl, hist, x, rad, touch, was, commit, 0, periodic, pf);
@@ -504,15 +525,17 @@ DEM_HOT_INLINE PetscInt DemHookeFusedFilterRange(PetscInt k0, PetscInt k1, const
   (ascending) order as before and the energies are summed in that order over the chunks, so the
   results do not depend on the chunk size. Adds the range's sums to `sum`.
 */
-#define DEM_CHUNK 512
 DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, PetscInt lo, PetscInt hi, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, const int known, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *sum)
 {
   DemFusedSums run = {0, 0, 0, 0};
+  /* the AVX-512 filter's x_a - x_b and radii of the touching pairs (DemHookeFusedFilterKnown_V4) */
+  PetscReal      pdbuf[v4 && known && !periodic ? 5 * DEM_PD : 1];
+  PetscReal     *pd = v4 && known && !periodic ? pdbuf : NULL;
 
   for (PetscInt c0 = lo; c0 < hi; c0 += DEM_CHUNK) {
     const PetscInt c1 = hi - c0 > DEM_CHUNK ? c0 + DEM_CHUNK : hi;
-    const PetscInt m  = DemHookeFusedFilterRange(c0, c1, A, B, S, tbl, hist, x, rad, touch, was, 1, known, periodic, v4, pf);
-    DemHookeFusedSSVecRun(hk, m, touch, A, B, S, tbl, hist, x, v, w, rad, im, out, dt, periodic, withpe, hertz, v4, pf, &run);
+    const PetscInt m  = DemHookeFusedFilterRange(c0, c1, A, B, S, tbl, hist, x, rad, touch, was, pd, 1, known, periodic, v4, pf);
+    DemHookeFusedSSVecRun(hk, m, touch, A, B, S, tbl, hist, x, v, w, rad, im, pd, out, dt, periodic, withpe, hertz, v4, pf, &run);
   }
   if (run.nc) { /* as a single call over the range's touching pairs would add them */
     sum->pe += run.pe;
@@ -558,7 +581,7 @@ DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk,
     return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 1, withpe, 0, v4, pf, sum);
   }
 #if DEM_HAVE_ISA_V4
-  if (known && v4) nt0 = DemHookeFusedFilterKnown_V4(0, n0, A, B, hist, x, rad, touch, was);
+  if (known && v4) nt0 = DemHookeFusedFilterKnown_V4(0, n0, A, B, hist, x, rad, touch, was, NULL);
   else
 #endif
     if (known) nt0 = pf ? DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0, 1) : DemHookeFusedFilter(0, n0, A, B, S, tbl, hist, x, rad, touch, was, 1, 1, 0, 0);
