@@ -348,20 +348,22 @@ DEM_ISA_V4 static void DemHookeFusedGather_V4(PetscInt nb, const PetscInt *restr
 #endif
 
 /* the bodies b of the touching pairs [i1, i1 + DEM_VB) requested into the cache: what the
-   blocked loop's gather reads (x, v, w, radius, 1/m) and its scatter updates (f, t, fd, td) */
-DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, const PetscReal *f, const PetscReal *t, const PetscReal *fd, const PetscReal *td)
+   blocked loop's gather reads at random (the pair's history, v, w and 1/m of b). Not the rows
+   of a (the list runs through the a in order: the hardware prefetchers follow them), nor b's
+   position and radius (the filter has just read them, and with the AVX-512 filter the gather
+   does not read them again), nor b's f, t, fd, td (the scatter's read-modify-writes). Session
+   16, force phase, rdtsc, with and without alternating every 25 steps in one run: without a's
+   rows bed-64k 0.88-0.95, chute 0.96-1.00; then without b's x and radius bed-64k 0.96-0.99,
+   chute 0.975-0.98; then without b's f, t, fd, td bed-64k 0.93-0.98, chute 0.96-0.99; while
+   dropping the history (1.01-1.09) or v, w, 1/m (1.01-1.04) as well cost time */
+DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict B, const PetscReal *hist, const PetscReal *v, const PetscReal *w, const PetscReal *im)
 {
   const PetscInt i2 = nt - i1 < DEM_VB ? nt : i1 + DEM_VB;
   for (PetscInt i = i1; i < i2; i++) {
     const PetscInt k = touch[i];
-    const size_t   a = (size_t)A[k], b = (size_t)B[k];
+    const size_t   b = (size_t)B[k];
     __builtin_prefetch(hist + DEM_FRICTION_HISTSIZE * (size_t)k, 1);
-    __builtin_prefetch(x + 3 * b), __builtin_prefetch(v + 3 * b), __builtin_prefetch(w + 3 * b);
-    __builtin_prefetch(rad + b), __builtin_prefetch(im + b);
-    __builtin_prefetch(f + 3 * b, 1), __builtin_prefetch(t + 3 * b, 1), __builtin_prefetch(fd + 3 * b, 1), __builtin_prefetch(td + 3 * b, 1);
-    __builtin_prefetch(x + 3 * a), __builtin_prefetch(v + 3 * a), __builtin_prefetch(w + 3 * a);
-    __builtin_prefetch(rad + a), __builtin_prefetch(im + a);
-    __builtin_prefetch(f + 3 * a, 1), __builtin_prefetch(t + 3 * a, 1), __builtin_prefetch(fd + 3 * a, 1), __builtin_prefetch(td + 3 * a, 1);
+    __builtin_prefetch(v + 3 * b), __builtin_prefetch(w + 3 * b), __builtin_prefetch(im + b);
   }
 }
 
@@ -381,10 +383,10 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
 
     /* (0) the next block's second bodies requested now, a block (~1 us) before its gather and
        scatter read them: the b of a pair sits at one of a few index offsets from a (the
-       list's cells), a stream the hardware prefetchers do not follow across nine arrays, so
-       without this each b costs up to nine cache misses in a row once the store leaves the
-       cache (bed-64k); a prefetch does not change any value */
-    if (pf) DemHookeFusedPrefetchBodies(i0 + DEM_VB, nt, touch, A, B, hist, x, v, w, rad, im, f, t, fd, td);
+       list's cells), a stream the hardware prefetchers do not follow, so without this each b
+       costs several cache misses in a row once the store leaves the cache (bed-64k); a
+       prefetch does not change any value */
+    if (pf) DemHookeFusedPrefetchBodies(i0 + DEM_VB, nt, touch, B, hist, v, w, im);
     /* (1) gather; the padding lanes get two unit spheres 1 apart along z, at rest */
 #if DEM_HAVE_ISA_V4
     if (v4) DemHookeFusedGather_V4(nb, touch + i0, A, B, S, tbl, hist, x, v, w, rad, im, pd ? pd + i0 : NULL, periodic, d0, d1, d2, rA, rB, u0, u1, u2, wa0, wa1, wa2, wb0, wb1, wb2, imab, h0, h1, h2, h3);
