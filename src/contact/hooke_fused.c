@@ -35,6 +35,7 @@ typedef struct {
 */
 #define DEM_PF_FILTER 16
 #define DEM_CHUNK     512 /* candidate pairs per chunk of the explicit step (DemHookeFusedChunked) */
+#define DEM_PD        (DEM_CHUNK + 8) /* stride of the AVX-512 filter's kept columns (DemHookeFusedFilterKnown_V4) */
 /* the prefetches (the filter's and the blocked loop's) are made when the bodies' columns the
    kernel reads and updates at random exceed this many bytes: measured on a Zen 3 (32 MiB L3
    shared with the other cores, 512 KiB L2), 8000 bodies (1.5 MB) ran 4-6 % slower with them
@@ -89,7 +90,6 @@ DEM_HOT_INLINE PetscInt DemHookeFusedFilter(PetscInt k0, PetscInt npair, const P
   radii are kept too, compressed as touch[] is, in the five columns pd + c DEM_PD (c = 0 ... 4),
   for the blocked loop's gather (DemHookeFusedGather_V4), which then does not gather them again.
 */
-#define DEM_PD (DEM_CHUNK + 8)
 DEM_ISA_V4 static PetscInt DemHookeFusedFilterKnown_V4(PetscInt k0, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict rad, PetscInt *restrict touch, unsigned char *restrict was, PetscReal *restrict pd)
 {
   PetscInt      nt = 0;
@@ -634,9 +634,8 @@ static PetscErrorCode DemHookeFusedSP(const DemContactLaw_Hooke *hk, DemSim sim,
   DemBodyStore    *bs;
   const PetscReal *x = pb->state->x, *v = pb->state->v, *w = pb->state->w, *q = pb->state->q;
   PetscReal       *f = out->f, *t = out->t, *fd = out->fd, *td = out->td;
-
-  PetscInt   lastb = -1; /* the pairs of a plane are consecutive: its world normal is found once */
-  PetscReal  n[3]  = {0, 0, 1};
+  PetscInt         lastb = -1;        /* the plane whose world normal n holds: found again only when */
+  PetscReal        n[3]  = {0, 0, 1}; /* the plane changes (a wall's pairs are consecutive) */
 
   PetscFunctionBegin;
   PetscCall(DemSimGetBodies(sim, &bs));
