@@ -128,6 +128,11 @@ struct _DemIntegratorOps {
      on rank 0: gather true collects onto rank 0 the per-rank state that ops->checkpoint writes
      (cd.c's warm starts), gather false undoes it. Collective */
   PetscErrorCode (*mpigather)(DemIntegrator, DemSim, PetscBool gather);
+  /* optional, appended (run.c, guard.c): completes whatever part of the last step the
+     integrator deferred to the next one (verlet.c: the second kick, on steps after which
+     nothing reads the state), so that the store holds the step's end; called before the state
+     is read on a failure or a signal */
+  PetscErrorCode (*sync)(DemIntegrator, DemSim);
 };
 
 struct _p_DemIntegrator {
@@ -576,6 +581,8 @@ PETSC_EXTERN PetscErrorCode DemGuardCheckMemory_Private(DemSim, DemNode at, doub
 PETSC_EXTERN PetscErrorCode DemGuardBegin_Private(DemSim);
 PETSC_EXTERN PetscErrorCode DemGuardCheckState_Private(DemSim, PetscBool bounded, PetscBool *bad, char msg[], size_t len);
 PETSC_EXTERN PetscBool      DemGuardInjectsNaN_Private(DemSim);
+PETSC_EXTERN PetscBool      DemGuardDebugging_Private(DemSim);
+PETSC_EXTERN PetscErrorCode DemIntegratorSync_Private(DemSim);
 PETSC_EXTERN PetscMPIInt    DemGuardSignalCaught_Private(void);
 PETSC_EXTERN PetscErrorCode DemGuardSignalAgreed_Private(DemSim, PetscMPIInt);
 /* a step the integrator rejected: retried with its dt_next, or *fail with a diagnosis in msg */

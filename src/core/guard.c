@@ -337,6 +337,15 @@ PetscBool DemGuardInjectsNaN_Private(DemSim sim)
   return g && g->debug_nan_step >= 0 && !g->debug_nan_force ? PETSC_TRUE : PETSC_FALSE;
 }
 
+/* whether the debugging option MMDEM_DEBUG_NAN_STEP changes the state between two steps (the
+   integrators then defer nothing across steps, verlet.c DemVerletMayDefer; a signal raised by
+   MMDEM_DEBUG_SIGNAL_STEP goes the way of a real one) */
+PetscBool DemGuardDebugging_Private(DemSim sim)
+{
+  DemGuard *g = (DemGuard *)sim->guard;
+  return g && g->debug_nan_step >= 0 ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* after each accepted step's state: test injections, bodies that left the domain; bounded:
    the step kept every body within half the skin of its position at the last list build
    (DemStepInfo.bounded), so that a scan's margin can stand for the scans until the next build */
@@ -400,6 +409,7 @@ PetscErrorCode DemGuardCheckState_Private(DemSim sim, PetscBool bounded, PetscBo
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
+  PetscCall(DemIntegratorSync_Private(sim)); /* the diagnosis reads v and f of the step's end */
   for (PetscInt i = 0; i < bs->n; i++) {
     const PetscReal *x = bs->x + 3 * i, r = bs->radius[i];
     if (bs->inv_m[i] == 0) continue;
@@ -459,6 +469,7 @@ PetscErrorCode DemGuardAfterOutput_Private(DemSim sim, PetscBool *stop, char msg
   if (sim->size > 1 && g->sig_step == sim->step) any = g->sig_any; /* agreed with the step's failure test (decomp.c) */
   else if (sim->size > 1) PetscCallMPI(MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, sim->comm));
   if (!any) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DemIntegratorSync_Private(sim)); /* the step's end (a deferred kick: verlet) */
   if (!ckpt) {
     PetscCall(DemDecompFlushPending_Private(sim)); /* MPI: the dissipation of deferred steps (verlet) */
     PetscCall(DemCheckpointWrite_Private(sim, path, sizeof(path)));

@@ -190,6 +190,14 @@ PetscErrorCode DemIntegratorStep(DemIntegrator ig, DemSim sim, PetscReal dt, Dem
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the deferred part of the last step, if the integrator deferred one (ops->sync) */
+PetscErrorCode DemIntegratorSync_Private(DemSim sim)
+{
+  PetscFunctionBegin;
+  if (sim->integ && sim->integ->ops->sync) PetscCall(sim->integ->ops->sync(sim->integ, sim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DemIntegratorDestroy(DemIntegrator *ig)
 {
   PetscFunctionBegin;

@@ -137,6 +137,7 @@ PetscErrorCode DemSimRun(DemSim sim)
     PetscCall(DemGuardCheckState_Private(sim, info.bounded, &lost, msg, sizeof(msg))); /* left the domain */
     /* NaN or Inf: the integrator's own check on its passes over the bodies when it made one
        (verlet), unless the guard's debug option put a NaN in after the step */
+    if (info.finite != 1) PetscCall(DemIntegratorSync_Private(sim)); /* the step's end, for the search and diagnosis */
     bad = (info.finite == 1 && !DemGuardInjectsNaN_Private(sim)) ? -1 : DemFindNonFinite(sim);
     if (bad >= 0) PetscCall(DemDiagnose(sim, bad, msg, sizeof(msg)));
     if (sim->decomp) PetscCall(DemDecompAgree_Private(sim, bad >= 0 || lost, &lost, msg, sizeof(msg))); /* MPI: any rank's failure stops all, with its message (decomp.c) */
@@ -163,6 +164,7 @@ PetscErrorCode DemSimRun(DemSim sim)
     PetscCall(DemGuardAfterOutput_Private(sim, &stop, msg, sizeof(msg))); /* snapshot, checkpoints, signals */
   }
   if (tty) printf("\n");
+  PetscCall(DemIntegratorSync_Private(sim)); /* none deferred past the last step; kept for safety */
   PetscCall(DemOutputClose_Private(sim));
   PetscCall(DemGuardEnd_Private(sim));
   if (stop) { /* interrupted: the checkpoint is written, the output closed */

@@ -20,6 +20,11 @@
   torques), plus what the friction return mappings remove (eslip). The bookkeeping then closes
   to the same bounded, second-order error as the conservative energy.
 
+  On steps after which nothing reads the state (DemVerletMayDefer) the second kick is deferred
+  to the next step's first pass over the bodies, which does both kicks and the drift body by
+  body with the same operations (bitwise the undeferred scheme; tests/cases/verlet_defer.py);
+  ops->sync completes a deferred kick when the state must be read after all (a signal, a failure).
+
   Keys: type, dt, dt_fraction, petsc_options (none of its own).
 */
 #include "demimpl.h"
@@ -31,6 +36,11 @@ typedef struct {
   int              iso;
   PetscInt         iso_n, iso_builds;
   const PetscReal *iso_I;
+  /* a second kick deferred to the next step's pass (DemIntegratorStep_Verlet): its half step,
+     and the step's dt, power of fd(n) at v(n+1/2) and friction return-mapping energy, which
+     complete the dissipation when its power is known */
+  PetscBool pend;
+  PetscReal pend_h, pend_dt, pend_pold, pend_eslip;
 } DemIntegrator_Verlet;
 
 /* what the two passes over the bodies check on the way (DemIntegratorStep_Verlet) */
@@ -252,7 +262,11 @@ DEM_ISA_V4 static inline PetscReal DemV4PowerChain(PetscReal s, const __m512d p[
   return s;
 }
 
-DEM_ISA_V4 static PetscReal DemVerletKickDrift_V4(DemSim sim, PetscReal dt, DemVerletChecks *ck)
+/* with fused, the pass first completes the last step's deferred second kick (by hp = dt_last / 2;
+   DemIntegratorStep_Verlet), body by body, as DemVerletKickPower_V4 would in a pass of its own:
+   the same operations on each body, its power summed into *sp in body order, its finiteness
+   check added to ck */
+DEM_ISA_V4 static inline PetscReal DemVerletKickDrift_V4Body(DemSim sim, PetscReal dt, DemVerletChecks *ck, const int fused, PetscReal hp, PetscReal *sp)
 {
   DemBodyStore *bs = &sim->bodies;
   const PetscInt n = bs->n, n8 = n - n % 8;
@@ -265,8 +279,9 @@ DEM_ISA_V4 static PetscReal DemVerletKickDrift_V4(DemSim sim, PetscReal dt, DemV
   const __m512d   zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0), vh = _mm512_set1_pd(h), vdt = _mm512_set1_pd(dt), vhw = _mm512_set1_pd(0.5 * dt);
   const __m512d   lim = _mm512_set1_pd(0.25 * sim->skin * sim->skin);
 
-  __m512d         g[3], nfv = zero;
-  PetscReal       s = 0, gl[24];
+  const __m512d   vhp = _mm512_set1_pd(hp);
+  __m512d         g[3], nfv = zero, nfp = zero;
+  PetscReal       s = 0, gl[24], s_last = fused ? *sp : 0;
   int             moved = 0;
 
 
@@ -278,17 +293,26 @@ DEM_ISA_V4 static PetscReal DemVerletKickDrift_V4(DemSim sim, PetscReal dt, DemV
     const __mmask8  mob = _mm512_cmp_pd_mask(im8, zero, _CMP_NEQ_UQ);
     const __mmask8  pre = _mm256_test_epi32_mask(_mm256_loadu_si256((const __m256i *)(flags + i0)), _mm256_set1_epi32((int)DEM_PRESCRIBED));
     const __mmask8  drift = mob | pre;
-    __m512d         hm[3], m[3], dm[3], V[3], W[3], F[3], T[3], P[3], X[3];
+    __m512d         hm[3], m[3], dm[3], V[3], W[3], F[3], T[3], P[3], X[3], hmp[3], Pp[3];
 
     DemV4Spread3(_mm512_mul_pd(vh, im8), hm);
+    if (fused) DemV4Spread3(_mm512_mul_pd(vhp, im8), hmp);
     DemV4Spread3(_mm512_maskz_mov_pd(mob, _mm512_loadu_pd(mass + i0)), m); /* m = 1/m == 0 ? 0 : mass */
     DemV4Spread3(_mm512_maskz_mov_pd(drift, one), dm);
     for (int k = 0; k < 3; k++) {
       const size_t o = b3 + 8 * k;
+      const __m512d I3 = _mm512_loadu_pd(iI + o), FD = _mm512_loadu_pd(fd + o), TD = _mm512_loadu_pd(td + o);
+      __m512d       V0 = _mm512_loadu_pd(v + o), W0 = _mm512_loadu_pd(w + o);
       F[k] = _mm512_loadu_pd(f + o), T[k] = _mm512_loadu_pd(t + o);
-      V[k] = _mm512_fmadd_pd(hm[k], F[k], _mm512_loadu_pd(v + o));
-      W[k] = _mm512_fmadd_pd(_mm512_mul_pd(vh, _mm512_loadu_pd(iI + o)), T[k], _mm512_loadu_pd(w + o)); /* isotropic: the three 1/I of a body are equal */
-      P[k] = _mm512_fmadd_pd(_mm512_loadu_pd(fd + o), V[k], _mm512_mul_pd(_mm512_loadu_pd(td + o), W[k]));
+      if (fused) { /* the last step's second kick: DemVerletKickPower_V4's operations */
+        Pp[k] = _mm512_fmadd_pd(FD, V0, _mm512_mul_pd(TD, W0));
+        V0    = _mm512_fmadd_pd(hmp[k], F[k], V0);
+        W0    = _mm512_fmadd_pd(_mm512_mul_pd(vhp, I3), T[k], W0);
+        nfp   = _mm512_add_pd(nfp, _mm512_add_pd(_mm512_mul_pd(zero, V0), _mm512_mul_pd(zero, W0)));
+      }
+      V[k] = _mm512_fmadd_pd(hm[k], F[k], V0);
+      W[k] = _mm512_fmadd_pd(_mm512_mul_pd(vh, I3), T[k], W0); /* isotropic: the three 1/I of a body are equal */
+      P[k] = _mm512_fmadd_pd(FD, V[k], _mm512_mul_pd(TD, W[k]));
       _mm512_storeu_pd(v + o, V[k]), _mm512_storeu_pd(w + o, W[k]);
       _mm512_storeu_pd(f + o, _mm512_fmadd_pd(m[k], g[k], zero)); /* the next evaluation's start */
       _mm512_storeu_pd(t + o, zero), _mm512_storeu_pd(fd + o, zero), _mm512_storeu_pd(td + o, zero);
@@ -297,6 +321,7 @@ DEM_ISA_V4 static PetscReal DemVerletKickDrift_V4(DemSim sim, PetscReal dt, DemV
       _mm512_storeu_pd(x + o, X[k]);
       nfv = _mm512_add_pd(nfv, _mm512_mul_pd(zero, X[k]));
     }
+    if (fused) s_last = DemV4PowerChain(s_last, Pp);
     s = DemV4PowerChain(s, P);
     { /* Cayley rotation of the drifting bodies that spin (DemVerletCayley) */
       __m512d        wc[3];
@@ -328,10 +353,27 @@ DEM_ISA_V4 static PetscReal DemVerletKickDrift_V4(DemSim sim, PetscReal dt, DemV
       moved |= _mm512_cmp_pd_mask(_mm512_fmadd_pd(dc[2], dc[2], _mm512_fmadd_pd(dc[0], dc[0], _mm512_mul_pd(dc[1], dc[1]))), lim, _CMP_GT_OQ) != 0;
     }
   }
+  if (fused) { /* the last n % 8 bodies: the deferred kick first */
+    DemVerletChecks ckp = {0, 0};
+    *sp = DemVerletKickPower_Inline(sim, hp, 1, &ckp, n8, s_last);
+    nfp = _mm512_add_pd(nfp, _mm512_set1_pd(ckp.nf));
+  }
   s = DemVerletKickDrift_Inline(sim, dt, 1, ck, n8, s); /* the last n % 8 bodies; sets ck */
   ck->moved |= moved;
   ck->nf += _mm512_reduce_add_pd(nfv);
+  if (fused) ck->nf += _mm512_reduce_add_pd(nfp);
   return s;
+}
+DEM_ISA_V4 static PetscReal DemVerletKickDrift_V4(DemSim sim, PetscReal dt, DemVerletChecks *ck)
+{
+  return DemVerletKickDrift_V4Body(sim, dt, ck, 0, 0.0, NULL);
+}
+/* the last step's second kick (by hp, its power into *sp) and this step's kick and drift in one
+   pass over the bodies: the same values as DemVerletKickPower_V4 and then DemVerletKickDrift_V4 */
+DEM_ISA_V4 static PetscReal DemVerletKickKickDrift_V4(DemSim sim, PetscReal hp, PetscReal *sp, PetscReal dt, DemVerletChecks *ck)
+{
+  *sp = 0;
+  return DemVerletKickDrift_V4Body(sim, dt, ck, 1, hp, sp);
 }
 
 DEM_ISA_V4 static PetscReal DemVerletKickPower_V4(DemSim sim, PetscReal h, DemVerletChecks *ck)
@@ -573,6 +615,46 @@ static PetscReal DemVerletKickPower(DemIntegrator_Verlet *vv, DemSim sim, PetscR
   return DemVerletKickPower_Generic(sim, h, iso, ck);
 }
 
+/* the dissipation of a step, once both powers are known: exactly the expression, and so the
+   roundings, of an undeferred step */
+static void DemVerletBookDissipation(DemSim sim, PetscReal dt, PetscReal pold, PetscReal pnew, PetscReal eslip)
+{
+  sim->dissipated += -0.5 * dt * (pold + pnew) + eslip;
+}
+
+/* ops->sync: the deferred second kick done now, in a pass of its own (the state is then the
+   step's end, v(n+1), as without deferral) */
+static PetscErrorCode DemIntegratorSync_Verlet(DemIntegrator ig, DemSim sim)
+{
+  DemIntegrator_Verlet *vv = (DemIntegrator_Verlet *)ig->data;
+  DemVerletChecks       ck = {0, 0};
+
+  PetscFunctionBegin;
+  if (!vv->pend) PetscFunctionReturn(PETSC_SUCCESS);
+  vv->pend = PETSC_FALSE;
+  DemVerletBookDissipation(sim, vv->pend_dt, vv->pend_pold, DemVerletKickPower(vv, sim, vv->pend_h, &ck), vv->pend_eslip);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether this step's second kick may wait for the next step's first pass (one pass over the
+   bodies fewer: the kick reads v, w, f, t, fd, td, which the next pass reads again). Only when
+   nothing reads the state in between: run.c's idle steps (no output, thermo row, checkpoint,
+   or last step; sim->output_idle), one process, the AVX-512 passes, and no debugging injection
+   of NaN after a step (guard.c). run.c and guard.c call DemIntegratorSync_Private before the
+   state is read on a failure or a signal. Measured (benchmarks/settle/README.md, session 17):
+   time per step 0.97-0.98 of the undeferred (bed-8k), 0.93-0.94 (bed-64k), 0.92-0.96 (chute) */
+static int DemVerletMayDefer(DemIntegrator_Verlet *vv, DemSim sim)
+{
+#if DEM_HAVE_ISA_V4
+  static int off = -1; /* MMDEM_NO_DEFER=1: never (tests/cases/verlet_defer.py compares) */
+  if (off < 0) off = getenv("MMDEM_NO_DEFER") && strcmp(getenv("MMDEM_NO_DEFER"), "0") ? 1 : 0;
+  return !off && sim->output_idle && !sim->decomp && sim->dim != 2 && DemIsaV4() && DemVerletIsotropic(vv, sim) && !DemGuardDebugging_Private(sim);
+#else
+  (void)vv, (void)sim;
+  return 0;
+#endif
+}
+
 static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, PetscReal dt, DemStepInfo *info)
 {
   DemIntegrator_Verlet *vv = (DemIntegrator_Verlet *)ig->data;
@@ -586,7 +668,16 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
   PetscFunctionBegin;
   PetscCall(DemSimReserveDissipative_Private(sim));
   nbuilds = sim->nl.nbuilds;
-  pold    = DemVerletKickDrift(vv, sim, dt, &ck); /* kick, drift, and fd(n) at v(n+1/2) */
+  if (vv->pend) { /* the last step's second kick, in this step's pass (DemVerletMayDefer) */
+#if DEM_HAVE_ISA_V4
+    PetscReal plast;
+    vv->pend = PETSC_FALSE;
+    pold     = DemVerletKickKickDrift_V4(sim, vv->pend_h, &plast, dt, &ck);
+    DemVerletBookDissipation(sim, vv->pend_dt, vv->pend_pold, plast, vv->pend_eslip);
+#else
+    SETERRQ(sim->comm, PETSC_ERR_PLIB, "verlet: a deferred kick without the AVX-512 passes");
+#endif
+  } else pold = DemVerletKickDrift(vv, sim, dt, &ck); /* kick, drift, and fd(n) at v(n+1/2) */
   sim->prezeroed = PETSC_TRUE;                     /* and f, t, fd, td of the owned bodies reset */
   PetscCall(DemSimConstrain(sim, bs->v, bs->w)); /* plane problems: ghosts too */
   sim->time += dt;
@@ -603,6 +694,15 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
   sim->defer_sums = (sim->decomp && sim->output_idle) ? PETSC_TRUE : PETSC_FALSE; /* MPI: no sums over the ranks that nothing reads */
   PetscCall(DemForcesComputeFast(sim, &st, PETSC_TRUE, &fo));
   sim->skip_pe = PETSC_FALSE;
+  if (DemVerletMayDefer(vv, sim)) { /* the kick waits for the next step's pass; the rest as below */
+    vv->pend = PETSC_TRUE, vv->pend_h = 0.5 * dt, vv->pend_dt = dt, vv->pend_pold = pold, vv->pend_eslip = fo.eslip;
+    sim->dissip_rate_prev = fo.dissip_rate;
+    sim->ncontacts        = fo.ncontacts; /* pe_contact: not read after an idle step (energy_idle) */
+    info->iterations      = 1;
+    info->finite          = isfinite(ck.nf) ? 1 : -1; /* x, q, v(n+1/2), w; v(n+1) in the next pass's check */
+    info->bounded         = PETSC_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   pnew = DemVerletKickPower(vv, sim, 0.5 * dt, &ck); /* fd(n+1) at v(n+1/2), then the kick */
   PetscCall(DemSimConstrain(sim, bs->v, bs->w));
   if (sim->defer_sums) { /* this rank's share, summed at the next step that is read */
@@ -614,7 +714,7 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
       sim->dissipated += sim->dissip_pending;
       sim->dissip_pending = 0;
     }
-    sim->dissipated += -0.5 * dt * (pold + pnew) + fo.eslip;
+    DemVerletBookDissipation(sim, dt, pold, pnew, fo.eslip);
     sim->dissip_rate_prev = fo.dissip_rate;
     if (!sim->energy_idle) sim->pe_contact = fo.pe_contact; /* else left from the last step that had it */
     sim->ncontacts = fo.ncontacts;
@@ -635,6 +735,7 @@ PetscErrorCode DemIntegratorCreate_Verlet(DemIntegrator ig)
   ig->data               = vv;
   ig->ops->setfromconfig = DemIntegratorSetFromConfig_Verlet;
   ig->ops->step          = DemIntegratorStep_Verlet;
+  ig->ops->sync          = DemIntegratorSync_Verlet;
   ig->ops->checkpoint    = DemIntegratorCheckpointNone; /* no state between steps (checkpoint.c) */
   ig->stability          = DEM_INTEGRATOR_EXPLICIT;     /* dt above tc is refused (guard.c) */
   ig->mpi                = PETSC_TRUE;                  /* runs on several MPI ranks (decomp.c) */

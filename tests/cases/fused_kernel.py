@@ -21,44 +21,22 @@ and a run whose VTK frames with contacts interleave generic-pipeline steps with 
 """
 import math
 import os
-import random
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "tools"))
 sys.dont_write_bytecode = True
 import demcheck as dc
+import sphere_gas as gas
 
 tmp = sys.argv[1]
 yaml = os.path.join(here, "fused_kernel.yaml")
-rho, L, spread = 2500.0, 0.012, 0.3
-rng = random.Random(4242)
-rows = []
-h = L / 5
-for k in range(8):
-    for j in range(5):
-        for i in range(5):
-            r = rng.uniform(0.8e-3, 1.1e-3)
-            x = [(i + 0.5) * h + rng.uniform(-0.03, 0.03) * h, (j + 0.5) * h + rng.uniform(-0.03, 0.03) * h,
-                 1.2e-3 + k * 2.4e-3]
-            v = [rng.gauss(0, spread) for _ in range(3)]
-            w = [rng.gauss(0, spread / r) for _ in range(3)]
-            rows.append(x + v + w + [r])
-def write_bodies(path, rs):
-    with open(path, "w") as fp:
-        fp.write("x,y,z,vx,vy,vz,wx,wy,wz,radius\n")
-        for r in rs:
-            fp.write(",".join(repr(c) for c in r) + "\n")
-    return path
-
+rho, L, spread = gas.RHO, gas.L, gas.SPREAD
+rows = gas.rows()
+write_bodies, energy = gas.write_bodies, gas.energy
 csvp = write_bodies(os.path.join(tmp, "bodies.csv"), rows)
 # the first 197 bodies: 24 groups of eight or 49 of four and a scalar tail of five or one
 csv197 = write_bodies(os.path.join(tmp, "bodies197.csv"), rows[:197])
-
-def energy(rs):
-    return sum(0.5 * dc.sphere_mass(rho, r[9]) * (r[3] ** 2 + r[4] ** 2 + r[5] ** 2) +
-               0.5 * dc.sphere_inertia(rho, r[9]) * (r[6] ** 2 + r[7] ** 2 + r[8] ** 2) for r in rs)
-
 
 E0 = energy(rows)
 # (name, bodies, initial energy, fewest contacts expected at some thermo row, --set)
