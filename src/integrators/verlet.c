@@ -408,6 +408,7 @@ DEM_ISA_V4 static PetscReal DemVerletKickPower_V4(DemSim sim, PetscReal h, DemVe
 }
 #endif
 
+#if DEM_HAVE_ISA_V3
 /* MMDEM_ISA=avx2-scalar: the scalar AVX2+FMA loops instead of the 4-body ones (for comparing
    the two; tests/cases/fused_kernel.py) */
 static int DemVerletScalarV3(void)
@@ -419,6 +420,7 @@ static int DemVerletScalarV3(void)
   }
   return scalar;
 }
+#endif
 
 #if DEM_HAVE_ISA_V3
 /*
@@ -463,7 +465,8 @@ DEM_ISA_V3 DEM_HOT_INLINE PetscReal DemV3Sum(__m256d v)
   return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
 }
 
-DEM_ISA_V3 static PetscReal DemVerletKickDrift_V3Iso(DemSim sim, PetscReal dt, DemVerletChecks *ck)
+/* with fused, the last step's deferred second kick first, as in DemVerletKickDrift_V4Body */
+DEM_ISA_V3 static inline PetscReal DemVerletKickDrift_V3IsoBody(DemSim sim, PetscReal dt, DemVerletChecks *ck, const int fused, PetscReal hp, PetscReal *sp)
 {
   DemBodyStore *bs = &sim->bodies;
   const PetscInt n = bs->n, n4 = n - n % 4;
@@ -476,8 +479,9 @@ DEM_ISA_V3 static PetscReal DemVerletKickDrift_V3Iso(DemSim sim, PetscReal dt, D
   const __m256d   zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0), vh = _mm256_set1_pd(h), vdt = _mm256_set1_pd(dt), vhw = _mm256_set1_pd(0.5 * dt);
   const __m256d   lim = _mm256_set1_pd(0.25 * sim->skin * sim->skin);
   const __m128i   pflag = _mm_set1_epi32((int)DEM_PRESCRIBED);
-  __m256d         g[3], nfv = zero, movedv = zero;
-  PetscReal       s = 0, gl[12];
+  const __m256d   vhp = _mm256_set1_pd(hp);
+  __m256d         g[3], nfv = zero, nfp = zero, movedv = zero;
+  PetscReal       s = 0, gl[12], s_last = fused ? *sp : 0;
 
   for (int l = 0; l < 12; l++) gl[l] = sim->gravity[l % 3];
   for (int k = 0; k < 3; k++) g[k] = _mm256_loadu_pd(gl + 4 * k);
@@ -487,17 +491,26 @@ DEM_ISA_V3 static PetscReal DemVerletKickDrift_V3Iso(DemSim sim, PetscReal dt, D
     const __m128i fl = _mm_loadu_si128((const __m128i *)(flags + i0));
     const __m256d pre = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_xor_si128(_mm_cmpeq_epi32(_mm_and_si128(fl, pflag), _mm_setzero_si128()), _mm_set1_epi32(-1))));
     const __m256d drift = _mm256_or_pd(mob, pre);
-    __m256d       hm[3], m[3], dm[3], V[3], W[3], F[3], T[3], P[3], X[3];
+    __m256d       hm[3], m[3], dm[3], V[3], W[3], F[3], T[3], P[3], X[3], hmp[3], Pp[3];
 
     DEM_V3SPREAD(_mm256_mul_pd(vh, im4), hm);
+    if (fused) DEM_V3SPREAD(_mm256_mul_pd(vhp, im4), hmp);
     DEM_V3SPREAD(_mm256_and_pd(mob, _mm256_loadu_pd(mass + i0)), m); /* m = 1/m == 0 ? 0 : mass */
     DEM_V3SPREAD(drift, dm);
     for (int k = 0; k < 3; k++) {
       const size_t o = b3 + 4 * k;
+      const __m256d I3 = _mm256_loadu_pd(iI + o), FD = _mm256_loadu_pd(fd + o), TD = _mm256_loadu_pd(td + o);
+      __m256d       V0 = _mm256_loadu_pd(v + o), W0 = _mm256_loadu_pd(w + o);
       F[k] = _mm256_loadu_pd(f + o), T[k] = _mm256_loadu_pd(t + o);
-      V[k] = _mm256_fmadd_pd(hm[k], F[k], _mm256_loadu_pd(v + o));
-      W[k] = _mm256_fmadd_pd(_mm256_mul_pd(vh, _mm256_loadu_pd(iI + o)), T[k], _mm256_loadu_pd(w + o)); /* isotropic: the three 1/I of a body are equal */
-      P[k] = _mm256_fmadd_pd(_mm256_loadu_pd(fd + o), V[k], _mm256_mul_pd(_mm256_loadu_pd(td + o), W[k]));
+      if (fused) { /* the last step's second kick: DemVerletKickPower_V3Iso's operations */
+        Pp[k] = _mm256_fmadd_pd(FD, V0, _mm256_mul_pd(TD, W0));
+        V0    = _mm256_fmadd_pd(hmp[k], F[k], V0);
+        W0    = _mm256_fmadd_pd(_mm256_mul_pd(vhp, I3), T[k], W0);
+        nfp   = _mm256_add_pd(nfp, _mm256_add_pd(_mm256_mul_pd(zero, V0), _mm256_mul_pd(zero, W0)));
+      }
+      V[k] = _mm256_fmadd_pd(hm[k], F[k], V0);
+      W[k] = _mm256_fmadd_pd(_mm256_mul_pd(vh, I3), T[k], W0); /* isotropic: the three 1/I of a body are equal */
+      P[k] = _mm256_fmadd_pd(FD, V[k], _mm256_mul_pd(TD, W[k]));
       _mm256_storeu_pd(v + o, V[k]), _mm256_storeu_pd(w + o, W[k]);
       _mm256_storeu_pd(f + o, _mm256_fmadd_pd(m[k], g[k], zero)); /* the next evaluation's start */
       _mm256_storeu_pd(t + o, zero), _mm256_storeu_pd(fd + o, zero), _mm256_storeu_pd(td + o, zero);
@@ -506,6 +519,7 @@ DEM_ISA_V3 static PetscReal DemVerletKickDrift_V3Iso(DemSim sim, PetscReal dt, D
       _mm256_storeu_pd(x + o, X[k]);
       nfv = _mm256_add_pd(nfv, _mm256_mul_pd(zero, X[k]));
     }
+    if (fused) s_last = DemV3PowerChain(s_last, Pp);
     s = DemV3PowerChain(s, P);
     { /* Cayley rotation of the drifting bodies that spin (DemVerletCayley) */
       __m256d wc[3], Q[4], qc[4], spin;
@@ -535,10 +549,26 @@ DEM_ISA_V3 static PetscReal DemVerletKickDrift_V3Iso(DemSim sim, PetscReal dt, D
       movedv = _mm256_or_pd(movedv, _mm256_cmp_pd(_mm256_fmadd_pd(dc[2], dc[2], _mm256_fmadd_pd(dc[0], dc[0], _mm256_mul_pd(dc[1], dc[1]))), lim, _CMP_GT_OQ));
     }
   }
+  if (fused) { /* the last n % 4 bodies: the deferred kick first */
+    DemVerletChecks ckp = {0, 0};
+    *sp = DemVerletKickPower_Inline(sim, hp, 1, &ckp, n4, s_last);
+    nfp = _mm256_add_pd(nfp, _mm256_set1_pd(ckp.nf));
+  }
   s = DemVerletKickDrift_Inline(sim, dt, 1, ck, n4, s); /* the last n % 4 bodies; sets ck */
   ck->moved |= _mm256_movemask_pd(movedv) != 0;
   ck->nf += DemV3Sum(nfv);
+  if (fused) ck->nf += DemV3Sum(nfp);
   return s;
+}
+DEM_ISA_V3 static PetscReal DemVerletKickDrift_V3Iso(DemSim sim, PetscReal dt, DemVerletChecks *ck)
+{
+  return DemVerletKickDrift_V3IsoBody(sim, dt, ck, 0, 0.0, NULL);
+}
+/* DemVerletKickKickDrift_V4's pass with four bodies at a time */
+DEM_ISA_V3 static PetscReal DemVerletKickKickDrift_V3Iso(DemSim sim, PetscReal hp, PetscReal *sp, PetscReal dt, DemVerletChecks *ck)
+{
+  *sp = 0;
+  return DemVerletKickDrift_V3IsoBody(sim, dt, ck, 1, hp, sp);
 }
 
 DEM_ISA_V3 static PetscReal DemVerletKickPower_V3Iso(DemSim sim, PetscReal h, DemVerletChecks *ck)
@@ -614,6 +644,21 @@ static PetscReal DemVerletKickPower(DemIntegrator_Verlet *vv, DemSim sim, PetscR
 #endif
   return DemVerletKickPower_Generic(sim, h, iso, ck);
 }
+/* the last step's deferred second kick and this step's kick and drift in one pass, where
+   DemVerletMayDefer allowed the deferral (the same copy as the two passes would take) */
+static PetscReal DemVerletKickKickDrift(DemSim sim, PetscReal hp, PetscReal *sp, PetscReal dt, DemVerletChecks *ck)
+{
+#if DEM_HAVE_ISA_V4
+  if (DemIsaV4()) return DemVerletKickKickDrift_V4(sim, hp, sp, dt, ck);
+#endif
+#if DEM_HAVE_ISA_V3
+  return DemVerletKickKickDrift_V3Iso(sim, hp, sp, dt, ck);
+#else
+  (void)sim, (void)hp, (void)dt, (void)ck;
+  *sp = 0;
+  return 0; /* not reached: DemVerletMayDefer */
+#endif
+}
 
 /* the dissipation of a step, once both powers are known: exactly the expression, and so the
    roundings, of an undeferred step */
@@ -639,16 +684,23 @@ static PetscErrorCode DemIntegratorSync_Verlet(DemIntegrator ig, DemSim sim)
 /* whether this step's second kick may wait for the next step's first pass (one pass over the
    bodies fewer: the kick reads v, w, f, t, fd, td, which the next pass reads again). Only when
    nothing reads the state in between: run.c's idle steps (no output, thermo row, checkpoint,
-   or last step; sim->output_idle), one process, the AVX-512 passes, and no debugging injection
+   or last step; sim->output_idle), one process, the AVX-512 or AVX2 vector passes, and no debugging injection
    of NaN after a step (guard.c). run.c and guard.c call DemIntegratorSync_Private before the
    state is read on a failure or a signal. Measured (benchmarks/settle/README.md, session 17):
    time per step 0.97-0.98 of the undeferred (bed-8k), 0.93-0.94 (bed-64k), 0.92-0.96 (chute) */
 static int DemVerletMayDefer(DemIntegrator_Verlet *vv, DemSim sim)
 {
-#if DEM_HAVE_ISA_V4
+#if DEM_HAVE_ISA_V4 || DEM_HAVE_ISA_V3
   static int off = -1; /* MMDEM_NO_DEFER=1: never (tests/cases/verlet_defer.py compares) */
+  int        simd = 0;
   if (off < 0) off = getenv("MMDEM_NO_DEFER") && strcmp(getenv("MMDEM_NO_DEFER"), "0") ? 1 : 0;
-  return !off && sim->output_idle && !sim->decomp && sim->dim != 2 && DemIsaV4() && DemVerletIsotropic(vv, sim) && !DemGuardDebugging_Private(sim);
+  #if DEM_HAVE_ISA_V4
+  simd = simd || DemIsaV4();
+  #endif
+  #if DEM_HAVE_ISA_V3
+  simd = simd || (DemIsaV3() && !DemVerletScalarV3());
+  #endif
+  return !off && simd && sim->output_idle && !sim->decomp && sim->dim != 2 && DemVerletIsotropic(vv, sim) && !DemGuardDebugging_Private(sim);
 #else
   (void)vv, (void)sim;
   return 0;
@@ -669,14 +721,10 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
   PetscCall(DemSimReserveDissipative_Private(sim));
   nbuilds = sim->nl.nbuilds;
   if (vv->pend) { /* the last step's second kick, in this step's pass (DemVerletMayDefer) */
-#if DEM_HAVE_ISA_V4
     PetscReal plast;
     vv->pend = PETSC_FALSE;
-    pold     = DemVerletKickKickDrift_V4(sim, vv->pend_h, &plast, dt, &ck);
+    pold     = DemVerletKickKickDrift(sim, vv->pend_h, &plast, dt, &ck);
     DemVerletBookDissipation(sim, vv->pend_dt, vv->pend_pold, plast, vv->pend_eslip);
-#else
-    SETERRQ(sim->comm, PETSC_ERR_PLIB, "verlet: a deferred kick without the AVX-512 passes");
-#endif
   } else pold = DemVerletKickDrift(vv, sim, dt, &ck); /* kick, drift, and fd(n) at v(n+1/2) */
   sim->prezeroed = PETSC_TRUE;                     /* and f, t, fd, td of the owned bodies reset */
   PetscCall(DemSimConstrain(sim, bs->v, bs->w)); /* plane problems: ghosts too */

@@ -1,6 +1,6 @@
 """verlet's deferred second kick (src/integrators/verlet.c, DemVerletMayDefer): on a step after
 which nothing reads the state (no thermo row, VTK frame, checkpoint or last step), on one
-process with the AVX-512 passes, the step's second half kick waits for the next step's first
+process with the AVX-512 or AVX2 vector passes, the step's second half kick waits for the next step's first
 pass, which then does both kicks and the drift over each body in turn. Reordering the passes
 this way must change no value: each body's operations, and the order of the power sums that
 book the dissipation, are those of the two passes of an undeferred step. Checked against runs
@@ -17,8 +17,9 @@ in which no kick is deferred, an independent computation of the same scheme:
      bookkeeping closes (max |e_balance(t) - e_balance(0)| <= 1e-3 of the initial energy, as
      fused_kernel.py's closure check at this dt).
 
-Where the processor has no AVX-512 (or MMDEM_ISA is set) nothing is deferred and the checks
-compare two undeferred runs (the header then lacks "AVX-512 ... verlet"; reported in the ok line).
+The AVX2 copy of the pass (four bodies at a time) is checked as in 1. with MMDEM_ISA=avx2.
+Where the processor has neither AVX-512 nor AVX2+FMA nothing is deferred and the checks compare
+two undeferred runs (reported in the ok line).
 The bodies are fused_kernel.py's: 200 spheres (r = 0.8 .. 1.1 mm) with random velocities and
 spins over a floor, periodic in x and y; 197 of them for the scalar tail past the last group of
 eight.
@@ -69,8 +70,9 @@ def run(tag, out, sets, env=None, restart=None):
 
 hdr = subprocess.run([os.environ["MMDEM"], "check", yaml, "--set", "bodies.0.file=" + write_bodies(os.path.join(tmp, "b.csv"), rows)],
                      capture_output=True, text=True).stdout
-deferring = "AVX-512 sphere contacts and verlet" in hdr
-note = "kicks deferred (AVX-512 passes)" if deferring else "no AVX-512 passes here: nothing deferred, two undeferred runs compared"
+v4 = "AVX-512 sphere contacts and verlet" in hdr
+deferring = v4 or "AVX2+FMA" in hdr
+note = "kicks deferred (%s passes)" % ("AVX-512" if v4 else "AVX2") if deferring else "no vector passes here: nothing deferred, two undeferred runs compared"
 for nb in (200, 197):
     bodies = write_bodies(os.path.join(tmp, "bodies%d.csv" % nb), rows[:nb])
     base = [("bodies.0.file", bodies)]
@@ -102,4 +104,18 @@ for nb in (200, 197):
     if run(tag + " restart", R, base, restart=ck):
         same = text(os.path.join(A, "bodies_final.csv")) == text(os.path.join(R, "bodies_final.csv"))
         (dc.ok if same else dc.not_ok)(tag + ": stopped by a signal at idle step 1234 and restarted, bodies_final.csv bitwise the uninterrupted run's", "" if same else "differ")
+# 5. the AVX2 copy of the fused pass (four bodies at a time; where the processor has AVX-512
+# too, forced with MMDEM_ISA=avx2) against the same copy undeferred
+if "AVX2+FMA" not in hdr:
+    dc.ok("verlet deferred kick, AVX2 passes # SKIP: the processor has no AVX2+FMA (or MMDEM_ISA=generic is set)")
+else:
+    for nb in (200, 197):
+        bodies = os.path.join(tmp, "bodies%d.csv" % nb)
+        tag = "verlet deferred kick, MMDEM_ISA=avx2 (%d bodies)" % nb
+        E, F = os.path.join(tmp, "E%d" % nb), os.path.join(tmp, "F%d" % nb)
+        if run(tag, E, [("bodies.0.file", bodies)], {"MMDEM_ISA": "avx2"}) and \
+           run(tag + " MMDEM_NO_DEFER=1", F, [("bodies.0.file", bodies)], {"MMDEM_ISA": "avx2", "MMDEM_NO_DEFER": "1"}):
+            same = text(os.path.join(E, "bodies_final.csv")) == text(os.path.join(F, "bodies_final.csv")) and \
+                strip(dc.read_csv(os.path.join(E, "thermo.csv"))) == strip(dc.read_csv(os.path.join(F, "thermo.csv")))
+            (dc.ok if same else dc.not_ok)(tag + ": against MMDEM_NO_DEFER=1, bodies_final.csv and thermo.csv bitwise the same", "" if same else "differ")
 dc.finish()
