@@ -92,16 +92,17 @@ static inline PetscBool DemIsWall(const DemBodyStore *bs, PetscInt i)
   the contact-dynamics solves on 1 and 2 ranks, tests/cases/mpi_cd_compat.py, depend on it at
   rounding level). A counting sort by the lower index into the list's arrays (free at this
   point: the old list's history was taken in step 1; pairidx holds the kind pair), an insertion
-  sort of each body's few pairs, and the buffer rewritten: no memory beyond the list's own.
-  The search put into each pair's image index s (0 ... 26) the offset of the other body's
-  (cell, image) from the cell of the pair's body of lower index, in the whole stencil's z-y-x
-  order, times 32: a pair's key is that offset, then the other body's place in cellbody[].
+  sort of each body's few pairs, and the buffer rewritten; start (nb + 1 entries) is the
+  caller's scratch: no memory beyond what the build had before. The search put into each
+  pair's image index s (0 ... 26) the offset of the other body's (cell, image) from the cell of
+  the pair's body of lower index, in the whole stencil's z-y-x order, times 32: a pair's key is
+  that offset, then the other body's index (a cell's bodies are in ascending index in
+  cellbody[], and the cells of a run along x in ascending offset).
 */
-#define DEM_NB_KEY(a, b, s) ((int64_t)((s) >> 5) * nb + posof[(a) < (b) ? (b) : (a)])
-static PetscErrorCode DemNeighbourOrderPairs(DemNeighbourList *nl, DemPairBuf *pb, PetscInt nb, const PetscInt *posof)
+#define DEM_NB_KEY(a, b, s) ((int64_t)((s) >> 5) * nb + ((a) < (b) ? (b) : (a)))
+static PetscErrorCode DemNeighbourOrderPairs(DemNeighbourList *nl, DemPairBuf *pb, PetscInt nb, PetscInt *start)
 {
   const PetscInt n = pb->n;
-  PetscInt      *start;
 
   PetscFunctionBegin;
   if (n < 2) {
@@ -109,7 +110,7 @@ static PetscErrorCode DemNeighbourOrderPairs(DemNeighbourList *nl, DemPairBuf *p
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(DemNLReserve(nl, n));
-  PetscCall(PetscCalloc1(nb + 1, &start));
+  PetscCall(PetscArrayzero(start, nb + 1));
   for (PetscInt k = 0; k < n; k++) start[PetscMin(pb->a[k], pb->b[k]) + 1]++;
   for (PetscInt i = 0; i < nb; i++) start[i + 1] += start[i];
   for (PetscInt k = 0; k < n; k++) {
@@ -130,7 +131,6 @@ static PetscErrorCode DemNeighbourOrderPairs(DemNeighbourList *nl, DemPairBuf *p
       nl->a[f] = a, nl->b[f] = b, nl->shiftidx[f] = s, nl->pairidx[f] = g;
     }
   for (PetscInt k = 0; k < n; k++) pb->a[k] = nl->a[k], pb->b[k] = nl->b[k], pb->s[k] = nl->shiftidx[k] & 31, pb->g[k] = nl->pairidx[k];
-  PetscCall(PetscFree(start));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #undef DEM_NB_KEY
@@ -242,9 +242,9 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   }
   PetscCall(PetscArrayzero(nl->cellstart, ncell + 1));
   {
-    PetscInt  *cellof, *cand, *posof, maxocc = 0;
+    PetscInt  *cellof, *cand, maxocc = 0;
     PetscReal *xs;
-    PetscCall(PetscMalloc1(PetscMax(nb, 1), &cellof));
+    PetscCall(PetscMalloc1(nb + 1, &cellof)); /* + 1: DemNeighbourOrderPairs' scratch after the search */
     for (PetscInt i = 0; i < nb; i++) {
       PetscInt ci[3];
       if (DemIsWall(bs, i)) { cellof[i] = -1; continue; }
@@ -262,9 +262,8 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       maxocc = PetscMax(maxocc, nl->cellstart[c + 1]); /* the fullest cell, for the search's scratch */
       nl->cellstart[c + 1] += nl->cellstart[c];
     }
-    PetscCall(PetscMalloc1(PetscMax(nb, 1), &posof)); /* i's place in cellbody[] */
     for (PetscInt i = 0; i < nb; i++)
-      if (cellof[i] >= 0) posof[i] = nl->cellstart[cellof[i]], nl->cellbody[nl->cellstart[cellof[i]]++] = i;
+      if (cellof[i] >= 0) nl->cellbody[nl->cellstart[cellof[i]]++] = i;
     for (PetscInt c = ncell; c > 0; c--) nl->cellstart[c] = nl->cellstart[c - 1];
     nl->cellstart[0] = 0;
     /* 4. candidate body pairs, into a buffer sized from the last build (growing it copies) */
@@ -289,11 +288,12 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
       xs[3 * p] = x[3 * j], xs[3 * p + 1] = x[3 * j + 1], xs[3 * p + 2] = x[3 * j + 2];
     }
     for (PetscInt i = 0; i < nb; i++) {
-      PetscInt  c = cellof[i], cj[3][3], sidx[3][3];
+      PetscInt  c = cellof[i], cj[3][3], sidx[3][3], pi;
       PetscReal S[3][3], xi0, xi1, xi2, ri;
       PetscBool in[3][3];
       if (c < 0) continue;
       xi0 = x[3 * i], xi1 = x[3 * i + 1], xi2 = x[3 * i + 2], ri = bs->radius[i];
+      for (pi = nl->cellstart[c]; nl->cellbody[pi] != i; pi++) {} /* i's place in cellbody[] (a cell holds a few bodies) */
       cj[0][1] = c % nl->nc[0];
       cj[1][1] = (c / nl->nc[0]) % nl->nc[1];
       cj[2][1] = c / (nl->nc[0] * nl->nc[1]);
@@ -343,7 +343,7 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
             const PetscInt nc = row + cj[0][ox];
             if (!in[0][ox]) continue;
             if (nseg > 0 && lastox == ox - 1 && lastnc == nc - 1 && sidx[0][lastox] == sidx[0][ox]) seg[nseg - 1][1] = nl->cellstart[nc + 1];
-            else seg[nseg][0] = own && ox == 1 ? posof[i] + 1 : nl->cellstart[nc], seg[nseg][1] = nl->cellstart[nc + 1], seg[nseg][2] = ox, nseg++;
+            else seg[nseg][0] = own && ox == 1 ? pi + 1 : nl->cellstart[nc], seg[nseg][1] = nl->cellstart[nc + 1], seg[nseg][2] = ox, nseg++;
             lastox = ox, lastnc = nc;
           }
           for (PetscInt g = 0; g < nseg; g++) {
@@ -386,10 +386,9 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
         }
       }
     }
-    PetscCall(DemNeighbourOrderPairs(nl, pbp, nb, posof));
-    PetscCall(PetscFree(cellof));
-    PetscCall(PetscFree(posof));
     PetscCall(PetscFree(cand));
+    PetscCall(DemNeighbourOrderPairs(nl, pbp, nb, cellof));
+    PetscCall(PetscFree(cellof));
   }
   /* 5. walls: ask the narrow phase, with the skin as margin, which bodies are within reach */
   for (PetscInt w = 0; w < sim->nwall; w++) {
