@@ -581,7 +581,6 @@ PETSC_EXTERN PetscErrorCode DemGuardCheckMemory_Private(DemSim, DemNode at, doub
 PETSC_EXTERN PetscErrorCode DemGuardBegin_Private(DemSim);
 PETSC_EXTERN PetscErrorCode DemGuardCheckState_Private(DemSim, PetscBool bounded, PetscBool *bad, char msg[], size_t len);
 PETSC_EXTERN PetscBool      DemGuardInjectsNaN_Private(DemSim);
-PETSC_EXTERN PetscBool      DemGuardDebugging_Private(DemSim);
 PETSC_EXTERN PetscErrorCode DemIntegratorSync_Private(DemSim);
 PETSC_EXTERN PetscMPIInt    DemGuardSignalCaught_Private(void);
 PETSC_EXTERN PetscErrorCode DemGuardSignalAgreed_Private(DemSim, PetscMPIInt);

@@ -337,15 +337,6 @@ PetscBool DemGuardInjectsNaN_Private(DemSim sim)
   return g && g->debug_nan_step >= 0 && !g->debug_nan_force ? PETSC_TRUE : PETSC_FALSE;
 }
 
-/* whether the debugging option MMDEM_DEBUG_NAN_STEP changes the state between two steps (the
-   integrators then defer nothing across steps, verlet.c DemVerletMayDefer; a signal raised by
-   MMDEM_DEBUG_SIGNAL_STEP goes the way of a real one) */
-PetscBool DemGuardDebugging_Private(DemSim sim)
-{
-  DemGuard *g = (DemGuard *)sim->guard;
-  return g && g->debug_nan_step >= 0 ? PETSC_TRUE : PETSC_FALSE;
-}
-
 /* after each accepted step's state: test injections, bodies that left the domain; bounded:
    the step kept every body within half the skin of its position at the last list build
    (DemStepInfo.bounded), so that a scan's margin can stand for the scans until the next build */

@@ -102,7 +102,7 @@ PetscErrorCode DemSimRun(DemSim sim)
   while (!stop && ((sim->max_steps > 0 && sim->step < sim->max_steps) || (sim->max_steps <= 0 && sim->time < t_end - 1e-9 * sim->dt))) {
     DemStepInfo    info;
     PetscInt       bad;
-    PetscBool      lost;
+    PetscBool      lost, scan;
     PetscErrorCode ierr;
     const PetscInt  s1   = sim->step + 1;
     const PetscBool final = (sim->max_steps > 0 ? s1 >= sim->max_steps : sim->time + sim->dt >= t_end - 1e-9 * sim->dt) ? PETSC_TRUE : PETSC_FALSE; /* the run's last step */
@@ -137,8 +137,9 @@ PetscErrorCode DemSimRun(DemSim sim)
     PetscCall(DemGuardCheckState_Private(sim, info.bounded, &lost, msg, sizeof(msg))); /* left the domain */
     /* NaN or Inf: the integrator's own check on its passes over the bodies when it made one
        (verlet), unless the guard's debug option put a NaN in after the step */
-    if (info.finite != 1) PetscCall(DemIntegratorSync_Private(sim)); /* the step's end, for the search and diagnosis */
-    bad = (info.finite == 1 && !DemGuardInjectsNaN_Private(sim)) ? -1 : DemFindNonFinite(sim);
+    scan = (info.finite != 1 || DemGuardInjectsNaN_Private(sim)) ? PETSC_TRUE : PETSC_FALSE;
+    if (scan) PetscCall(DemIntegratorSync_Private(sim)); /* the step's end (a deferred kick: verlet) for the search and diagnosis */
+    bad = scan ? DemFindNonFinite(sim) : -1;
     if (bad >= 0) PetscCall(DemDiagnose(sim, bad, msg, sizeof(msg)));
     if (sim->decomp) PetscCall(DemDecompAgree_Private(sim, bad >= 0 || lost, &lost, msg, sizeof(msg))); /* MPI: any rank's failure stops all, with its message (decomp.c) */
     if (bad >= 0 || lost) {

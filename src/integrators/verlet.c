@@ -620,44 +620,61 @@ static int DemVerletIsotropic(DemIntegrator_Verlet *vv, DemSim sim)
   return vv->iso;
 }
 
-static PetscReal DemVerletKickDrift(DemIntegrator_Verlet *vv, DemSim sim, PetscReal dt, DemVerletChecks *ck)
+/* which copy of the two passes runs: 4 the AVX-512 one, 3 the AVX2 4-body one (both when every
+   body is isotropic in a 3-D problem; they alone have the one-pass form of a deferred kick,
+   DemVerletKickKickDrift), 0 one of the per-body loops */
+static int DemVerletVectorCopy(DemIntegrator_Verlet *vv, DemSim sim)
 {
-  const int iso = DemVerletIsotropic(vv, sim);
+  if (!DemVerletIsotropic(vv, sim) || sim->dim == 2) return 0;
 #if DEM_HAVE_ISA_V4
-  if (iso && sim->dim != 2 && DemIsaV4()) return DemVerletKickDrift_V4(sim, dt, ck);
+  if (DemIsaV4()) return 4;
 #endif
 #if DEM_HAVE_ISA_V3
-  if (iso && sim->dim != 2 && DemIsaV3() && !DemVerletScalarV3()) return DemVerletKickDrift_V3Iso(sim, dt, ck);
+  if (DemIsaV3() && !DemVerletScalarV3()) return 3;
+#endif
+  return 0;
+}
+
+static PetscReal DemVerletKickDrift(DemIntegrator_Verlet *vv, DemSim sim, PetscReal dt, DemVerletChecks *ck)
+{
+  const int vc = DemVerletVectorCopy(vv, sim), iso = DemVerletIsotropic(vv, sim);
+  (void)vc;
+#if DEM_HAVE_ISA_V4
+  if (vc == 4) return DemVerletKickDrift_V4(sim, dt, ck);
+#endif
+#if DEM_HAVE_ISA_V3
+  if (vc == 3) return DemVerletKickDrift_V3Iso(sim, dt, ck);
   if (DemIsaV3()) return DemVerletKickDrift_V3(sim, dt, iso, ck);
 #endif
   return DemVerletKickDrift_Generic(sim, dt, iso, ck);
 }
 static PetscReal DemVerletKickPower(DemIntegrator_Verlet *vv, DemSim sim, PetscReal h, DemVerletChecks *ck)
 {
-  const int iso = DemVerletIsotropic(vv, sim);
+  const int vc = DemVerletVectorCopy(vv, sim), iso = DemVerletIsotropic(vv, sim);
+  (void)vc;
 #if DEM_HAVE_ISA_V4
-  if (iso && sim->dim != 2 && DemIsaV4()) return DemVerletKickPower_V4(sim, h, ck);
+  if (vc == 4) return DemVerletKickPower_V4(sim, h, ck);
 #endif
 #if DEM_HAVE_ISA_V3
-  if (iso && sim->dim != 2 && DemIsaV3() && !DemVerletScalarV3()) return DemVerletKickPower_V3Iso(sim, h, ck);
+  if (vc == 3) return DemVerletKickPower_V3Iso(sim, h, ck);
   if (DemIsaV3()) return DemVerletKickPower_V3(sim, h, iso, ck);
 #endif
   return DemVerletKickPower_Generic(sim, h, iso, ck);
 }
-/* the last step's deferred second kick and this step's kick and drift in one pass, where
-   DemVerletMayDefer allowed the deferral (the same copy as the two passes would take) */
-static PetscReal DemVerletKickKickDrift(DemSim sim, PetscReal hp, PetscReal *sp, PetscReal dt, DemVerletChecks *ck)
+/* the last step's deferred second kick and this step's kick and drift in one pass, in the copy
+   DemVerletVectorCopy names (DemVerletMayDefer deferred only where it names one) */
+static PetscReal DemVerletKickKickDrift(DemIntegrator_Verlet *vv, DemSim sim, PetscReal hp, PetscReal *sp, PetscReal dt, DemVerletChecks *ck)
 {
+  const int vc = DemVerletVectorCopy(vv, sim);
+  (void)vc;
 #if DEM_HAVE_ISA_V4
-  if (DemIsaV4()) return DemVerletKickKickDrift_V4(sim, hp, sp, dt, ck);
+  if (vc == 4) return DemVerletKickKickDrift_V4(sim, hp, sp, dt, ck);
 #endif
 #if DEM_HAVE_ISA_V3
-  return DemVerletKickKickDrift_V3Iso(sim, hp, sp, dt, ck);
-#else
-  (void)sim, (void)hp, (void)dt, (void)ck;
-  *sp = 0;
-  return 0; /* not reached: DemVerletMayDefer */
+  if (vc == 3) return DemVerletKickKickDrift_V3Iso(sim, hp, sp, dt, ck);
 #endif
+  *sp = DemVerletKickPower(vv, sim, hp, ck); /* not reached; the two passes as a fallback */
+  return DemVerletKickDrift(vv, sim, dt, ck);
 }
 
 /* the dissipation of a step, once both powers are known: exactly the expression, and so the
@@ -684,27 +701,15 @@ static PetscErrorCode DemIntegratorSync_Verlet(DemIntegrator ig, DemSim sim)
 /* whether this step's second kick may wait for the next step's first pass (one pass over the
    bodies fewer: the kick reads v, w, f, t, fd, td, which the next pass reads again). Only when
    nothing reads the state in between: run.c's idle steps (no output, thermo row, checkpoint,
-   or last step; sim->output_idle), one process, the AVX-512 or AVX2 vector passes, and no debugging injection
-   of NaN after a step (guard.c). run.c and guard.c call DemIntegratorSync_Private before the
-   state is read on a failure or a signal. Measured (benchmarks/settle/README.md, session 17):
+   or last step; sim->output_idle), one process, the AVX-512 or AVX2 vector passes. run.c and
+   guard.c call DemIntegratorSync_Private before the state is read: a failure, a signal, a
+   scan for non-finite values. Measured (benchmarks/settle/README.md, session 17):
    time per step 0.97-0.98 of the undeferred (bed-8k), 0.93-0.94 (bed-64k), 0.92-0.96 (chute) */
 static int DemVerletMayDefer(DemIntegrator_Verlet *vv, DemSim sim)
 {
-#if DEM_HAVE_ISA_V4 || DEM_HAVE_ISA_V3
   static int off = -1; /* MMDEM_NO_DEFER=1: never (tests/cases/verlet_defer.py compares) */
-  int        simd = 0;
   if (off < 0) off = getenv("MMDEM_NO_DEFER") && strcmp(getenv("MMDEM_NO_DEFER"), "0") ? 1 : 0;
-  #if DEM_HAVE_ISA_V4
-  simd = simd || DemIsaV4();
-  #endif
-  #if DEM_HAVE_ISA_V3
-  simd = simd || (DemIsaV3() && !DemVerletScalarV3());
-  #endif
-  return !off && simd && sim->output_idle && !sim->decomp && sim->dim != 2 && DemVerletIsotropic(vv, sim) && !DemGuardDebugging_Private(sim);
-#else
-  (void)vv, (void)sim;
-  return 0;
-#endif
+  return !off && sim->output_idle && !sim->decomp && DemVerletVectorCopy(vv, sim);
 }
 
 static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, PetscReal dt, DemStepInfo *info)
@@ -713,9 +718,10 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
   DemBodyStore *bs = &sim->bodies;
   DemForceOut   fo = {0};
   DemState      st;
-  PetscReal     pold, pnew;
+  PetscReal     pold, pnew = 0;
   PetscInt      nbuilds;
   DemVerletChecks ck;
+  int           defer;
 
   PetscFunctionBegin;
   PetscCall(DemSimReserveDissipative_Private(sim));
@@ -723,7 +729,7 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
   if (vv->pend) { /* the last step's second kick, in this step's pass (DemVerletMayDefer) */
     PetscReal plast;
     vv->pend = PETSC_FALSE;
-    pold     = DemVerletKickKickDrift(sim, vv->pend_h, &plast, dt, &ck);
+    pold     = DemVerletKickKickDrift(vv, sim, vv->pend_h, &plast, dt, &ck);
     DemVerletBookDissipation(sim, vv->pend_dt, vv->pend_pold, plast, vv->pend_eslip);
   } else pold = DemVerletKickDrift(vv, sim, dt, &ck); /* kick, drift, and fd(n) at v(n+1/2) */
   sim->prezeroed = PETSC_TRUE;                     /* and f, t, fd, td of the owned bodies reset */
@@ -742,17 +748,13 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
   sim->defer_sums = (sim->decomp && sim->output_idle) ? PETSC_TRUE : PETSC_FALSE; /* MPI: no sums over the ranks that nothing reads */
   PetscCall(DemForcesComputeFast(sim, &st, PETSC_TRUE, &fo));
   sim->skip_pe = PETSC_FALSE;
-  if (DemVerletMayDefer(vv, sim)) { /* the kick waits for the next step's pass; the rest as below */
+  defer = DemVerletMayDefer(vv, sim); /* one process: defer_sums is false then */
+  if (defer) { /* the kick and its dissipation wait for the next step's pass; ck then holds x, q, v(n+1/2), w */
     vv->pend = PETSC_TRUE, vv->pend_h = 0.5 * dt, vv->pend_dt = dt, vv->pend_pold = pold, vv->pend_eslip = fo.eslip;
-    sim->dissip_rate_prev = fo.dissip_rate;
-    sim->ncontacts        = fo.ncontacts; /* pe_contact: not read after an idle step (energy_idle) */
-    info->iterations      = 1;
-    info->finite          = isfinite(ck.nf) ? 1 : -1; /* x, q, v(n+1/2), w; v(n+1) in the next pass's check */
-    info->bounded         = PETSC_TRUE;
-    PetscFunctionReturn(PETSC_SUCCESS);
+  } else {
+    pnew = DemVerletKickPower(vv, sim, 0.5 * dt, &ck); /* fd(n+1) at v(n+1/2), then the kick */
+    PetscCall(DemSimConstrain(sim, bs->v, bs->w));
   }
-  pnew = DemVerletKickPower(vv, sim, 0.5 * dt, &ck); /* fd(n+1) at v(n+1/2), then the kick */
-  PetscCall(DemSimConstrain(sim, bs->v, bs->w));
   if (sim->defer_sums) { /* this rank's share, summed at the next step that is read */
     sim->defer_sums = PETSC_FALSE;
     sim->dissip_pending += -0.5 * dt * (pold + pnew) + fo.eslip;
@@ -762,7 +764,7 @@ static PetscErrorCode DemIntegratorStep_Verlet(DemIntegrator ig, DemSim sim, Pet
       sim->dissipated += sim->dissip_pending;
       sim->dissip_pending = 0;
     }
-    DemVerletBookDissipation(sim, dt, pold, pnew, fo.eslip);
+    if (!defer) DemVerletBookDissipation(sim, dt, pold, pnew, fo.eslip);
     sim->dissip_rate_prev = fo.dissip_rate;
     if (!sim->energy_idle) sim->pe_contact = fo.pe_contact; /* else left from the last step that had it */
     sim->ncontacts = fo.ncontacts;

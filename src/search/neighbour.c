@@ -86,7 +86,7 @@ static inline PetscBool DemIsWall(const DemBodyStore *bs, PetscInt i)
 
 /*
   The body pairs found by the half-stencil search (step 4), put in the order the whole stencil
-  gave them before (session 17): by the lower body index, then DemNeighbourPairKey. The list's
+  gave them before (session 17): by the lower body index, then the key below. The list's
   order decides the order in which the forces of a body are summed, and so the rounding; with
   it, results are bitwise those of the whole-stencil search (chute, bed, the test suite's runs;
   the contact-dynamics solves on 1 and 2 ranks, tests/cases/mpi_cd_compat.py, depend on it at
@@ -105,10 +105,6 @@ static PetscErrorCode DemNeighbourOrderPairs(DemNeighbourList *nl, DemPairBuf *p
   const PetscInt n = pb->n;
 
   PetscFunctionBegin;
-  if (n < 2) {
-    for (PetscInt k = 0; k < n; k++) pb->s[k] &= 31;
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   PetscCall(DemNLReserve(nl, n));
   PetscCall(PetscArrayzero(start, nb + 1));
   for (PetscInt k = 0; k < n; k++) start[PetscMin(pb->a[k], pb->b[k]) + 1]++;
