@@ -20,6 +20,7 @@ typedef struct {
   PetscBool      prev_valid;
   PetscInt       prev_step, prev_builds, prev_npair, prev_pair0;
   PetscReal *prev_hist;
+  PetscInt   nblk, nuni; /* contact blocks of the fused kernel, and those with uniform masses and radii */
 } DemContactLaw_Hooke;
 
 /*

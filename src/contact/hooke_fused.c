@@ -22,6 +22,17 @@ typedef struct {
   PetscInt  nc;
 } DemFusedSums;
 
+/* one inverse mass im0 and one radius r0 shared by the bodies of a batch (fixed bodies: inverse
+   mass 0), and what the blocked loop derives from them: c1 = im0 and c2 = im0 + im0 (the
+   values 1/m_a + 1/m_b then takes), m1 = 1/c1, m2 = 1/c2, reff = r0 r0 / (r0 + r0); set = 0:
+   none (DemHookeFusedUniformSet); nblk, nuni: blocks of the blocked loop, and those of them
+   that used the constants */
+typedef struct {
+  int       set;
+  PetscReal c1, c2, m1, m2, r0, reff;
+  PetscInt  nblk, nuni;
+} DemFusedUniform;
+
 /*
   The sphere/sphere pairs [0, npair) of a group, in two passes: a tight filter that collects
   the touching pairs into touch[] (branch-free), then the contacts themselves. Most candidate
@@ -367,19 +378,83 @@ DEM_HOT_INLINE void DemHookeFusedPrefetchBodies(PetscInt i1, PetscInt nt, const 
   }
 }
 
-DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const PetscReal *restrict pd, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, const int pf, DemFusedSums *sum)
+/* a block's columns (DEM_VB contacts): the gathered inputs, the history (in and out), the
+   forces, torque arms and energies of step (2), which step (3) scatters */
+typedef struct {
+  PetscReal d0[DEM_VB], d1[DEM_VB], d2[DEM_VB], rA[DEM_VB], rB[DEM_VB], u0[DEM_VB], u1[DEM_VB], u2[DEM_VB];
+  PetscReal wa0[DEM_VB], wa1[DEM_VB], wa2[DEM_VB], wb0[DEM_VB], wb1[DEM_VB], wb2[DEM_VB], imab[DEM_VB];
+  PetscReal h0[DEM_VB], h1[DEM_VB], h2[DEM_VB], h3[DEM_VB];
+  PetscReal F0[DEM_VB], F1[DEM_VB], F2[DEM_VB], C0[DEM_VB], C1[DEM_VB], C2[DEM_VB], SA[DEM_VB], SB[DEM_VB];
+  PetscReal D0[DEM_VB], D1[DEM_VB], D2[DEM_VB], E0[DEM_VB], E1[DEM_VB], E2[DEM_VB], EN[DEM_VB], ES[DEM_VB];
+} DemFusedBlock;
+
+/*
+  Step (2) of the blocked loop: the contacts of a block, branch-free. With uni (a compile-time
+  constant; DemFusedUniform), 1/(1/m_a + 1/m_b) and, for law hertz, r_eff come from the batch's
+  constants, which are the quotients the general form computes from the same values (so the
+  same results) without its divisions: one of the seven divisions and square roots per contact
+  for law hooke, two of nine for hertz.
+*/
+DEM_HOT_INLINE void DemHookeFusedLanes(DemFusedBlock *restrict bk, const DemContactLaw_Hooke *hk, const DemFusedUniform *un, PetscReal dt, const int withpe, const int from_e, const int hertz, const int uni)
 {
   const PetscReal kn = hk->kn, kt = hk->kt, mu_s = hk->mu_s, mu_d = hk->mu_d, gnc = hk->gamma_n, gtc = hk->gamma_t, z2 = 2 * hk->zeta;
   const int       has_gt = hk->has_gamma_t ? 1 : 0, kt_pos = kt > 0;
-  PetscReal       pe = sum->pe, es_sum = sum->es; /* a run of calls adds to the same two sums, in pair order */
+  const PetscReal uc2 = un->c2, um1 = un->m1, um2 = un->m2, ureff = un->reff;
+  const PetscReal *restrict d0 = bk->d0, *restrict d1 = bk->d1, *restrict d2 = bk->d2, *restrict rA = bk->rA, *restrict rB = bk->rB, *restrict u0 = bk->u0, *restrict u1 = bk->u1, *restrict u2 = bk->u2, *restrict wa0 = bk->wa0, *restrict wa1 = bk->wa1, *restrict wa2 = bk->wa2, *restrict wb0 = bk->wb0, *restrict wb1 = bk->wb1, *restrict wb2 = bk->wb2, *restrict imab = bk->imab;
+  PetscReal *restrict h0 = bk->h0, *restrict h1 = bk->h1, *restrict h2 = bk->h2, *restrict h3 = bk->h3, *restrict F0 = bk->F0, *restrict F1 = bk->F1, *restrict F2 = bk->F2, *restrict C0 = bk->C0, *restrict C1 = bk->C1, *restrict C2 = bk->C2, *restrict D0 = bk->D0, *restrict D1 = bk->D1, *restrict D2 = bk->D2, *restrict E0 = bk->E0, *restrict E1 = bk->E1, *restrict E2 = bk->E2, *restrict SA = bk->SA, *restrict SB = bk->SB, *restrict EN = bk->EN, *restrict ES = bk->ES;
+
+  for (PetscInt j = 0; j < DEM_VB; j++) {
+    const PetscReal r2 = d0[j] * d0[j] + d1[j] * d1[j] + d2[j] * d2[j], dist = PetscSqrtReal(r2);
+    const PetscReal invd = 1.0 / (dist > 0 ? dist : 1.0), inv = dist > 0 ? invd : 0.0;
+    const PetscReal n0 = d0[j] * inv, n1 = d1[j] * inv, n2 = dist > 0 ? d2[j] * inv : 1.0;
+    const PetscReal gap = dist - (rA[j] + rB[j]), sa = rA[j] + 0.5 * gap, sb = rB[j] + 0.5 * gap;
+    const PetscReal q0 = sa * wa0[j] + sb * wb0[j], q1 = sa * wa1[j] + sb * wb1[j], q2 = sa * wa2[j] + sb * wb2[j];
+    const PetscReal vr0 = u0[j] - (q1 * n2 - q2 * n1), vr1 = u1[j] - (q2 * n0 - q0 * n2), vr2 = u2[j] - (q0 * n1 - q1 * n0);
+    const PetscReal minv = uni ? (imab[j] == uc2 ? um2 : um1) : 1.0 / (imab[j] > 0 ? imab[j] : 1.0), m = imab[j] > 0 ? minv : PETSC_MAX_REAL;
+    const PetscReal gn0 = from_e ? z2 * PetscSqrtReal(kn / m) : gnc, gt0 = has_gt ? gtc : 0.5 * gn0; /* from_e: a compile-time constant */
+    const PetscReal delta = -gap;
+    /* law `hertz` (hertz a compile-time constant): springs and dashpots times
+       p = sqrt(delta r_eff), as hooke.h */
+    const PetscReal p = hertz ? PetscSqrtReal(delta * (uni ? ureff : rA[j] * rB[j] / (rA[j] + rB[j]))) : 1.0;
+    const PetscReal kne = hertz ? kn * p : kn, kte = hertz ? kt * p : kt, gn = hertz ? gn0 * p : gn0, gt = hertz ? gt0 * p : gt0;
+    const PetscReal cn = m * gn, ct = m * gt;
+    const PetscReal vn = vr0 * n0 + vr1 * n1 + vr2 * n2, fn = kne * delta - cn * vn;
+    /* friction.h: the spring rotated into the tangent plane, keeping its magnitude */
+    const PetscReal s2 = h0[j] * h0[j] + h1[j] * h1[j] + h2[j] * h2[j], sn = h0[j] * n0 + h1[j] * n1 + h2[j] * n2;
+    const PetscReal p0 = h0[j] - sn * n0, p1 = h1[j] - sn * n1, p2 = h2[j] - sn * n2, sr2 = p0 * p0 + p1 * p1 + p2 * p2;
+    const PetscReal rr0 = PetscSqrtReal(s2 / (sr2 > 0 ? sr2 : 1.0)), rr = ((s2 > 0) & (sr2 > 1e-24 * s2)) ? rr0 : 0.0;
+    const PetscReal so0 = s2 > 0 ? p0 * rr : 0.0, so1 = s2 > 0 ? p1 * rr : 0.0, so2 = s2 > 0 ? p2 * rr : 0.0;
+    const PetscReal vt0 = vr0 - vn * n0, vt1 = vr1 - vn * n1, vt2 = vr2 - vn * n2;
+    const PetscReal st0 = so0 + vt0 * dt, st1 = so1 + vt1 * dt, st2 = so2 + vt2 * dt;
+    const PetscReal fv0 = -kte * st0 - ct * vt0, fv1 = -kte * st1 - ct * vt1, fv2 = -kte * st2 - ct * vt2;
+    const PetscReal f2 = fv0 * fv0 + fv1 * fv1 + fv2 * fv2, mu = h3[j] > 0.5 ? mu_d : mu_s, flim = mu * (fn > 0 ? fn : 0.0);
+    const int       atl = f2 > flim * flim;
+    const PetscReal cl = flim / PetscSqrtReal(f2 > 0 ? f2 : 1.0), c = atl ? (flim > 0 ? cl : 0.0) : 1.0;
+    const PetscReal ft0 = atl ? c * fv0 : fv0, ft1 = atl ? c * fv1 : fv1, ft2 = atl ? c * fv2 : fv2;
+    const PetscReal cs = atl ? (kt_pos ? c : 0.0) : 1.0;
+    const PetscReal s0 = cs * st0, s1 = cs * st1, s2n = cs * st2;
+    const PetscReal es = atl ? 0.5 * kte * ((so0 + s0) * (st0 - s0) + (so1 + s1) * (st1 - s1) + (so2 + s2n) * (st2 - s2n)) : 0.0;
+    const PetscReal fdt0 = atl ? ft0 + kte * s0 : -ct * vt0, fdt1 = atl ? ft1 + kte * s1 : -ct * vt1, fdt2 = atl ? ft2 + kte * s2n : -ct * vt2;
+    const PetscReal dd0 = -cn * vn * n0 + fdt0, dd1 = -cn * vn * n1 + fdt1, dd2 = -cn * vn * n2 + fdt2;
+    F0[j] = fn * n0 + ft0, F1[j] = fn * n1 + ft1, F2[j] = fn * n2 + ft2;
+    C0[j] = n1 * ft2 - n2 * ft1, C1[j] = n2 * ft0 - n0 * ft2, C2[j] = n0 * ft1 - n1 * ft0;
+    D0[j] = dd0, D1[j] = dd1, D2[j] = dd2;
+    E0[j] = n1 * dd2 - n2 * dd1, E1[j] = n2 * dd0 - n0 * dd2, E2[j] = n0 * dd1 - n1 * dd0;
+    SA[j] = sa, SB[j] = sb;
+    h0[j] = s0, h1[j] = s1, h2[j] = s2n, h3[j] = atl ? 1.0 : 0.0;
+    EN[j] = withpe ? (hertz ? 0.4 : 0.5) * kne * delta * delta + 0.5 * kte * (s0 * s0 + s1 * s1 + s2n * s2n) : 0.0;
+    ES[j] = es;
+  }
+}
+
+DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const PetscReal *restrict pd, PetscReal *restrict f, PetscReal *restrict t, PetscReal *restrict fd, PetscReal *restrict td, PetscReal dt, const int periodic, const int withpe, const int from_e, const int hertz, const int v4, const int pf, DemFusedUniform *un, DemFusedSums *sum)
+{
+  PetscReal pe = sum->pe, es_sum = sum->es; /* a run of calls adds to the same two sums, in pair order */
 
   for (PetscInt i0 = 0; i0 < nt; i0 += DEM_VB) {
     const PetscInt nb = nt - i0 < DEM_VB ? nt - i0 : DEM_VB;
-    PetscReal      d0[DEM_VB], d1[DEM_VB], d2[DEM_VB], rA[DEM_VB], rB[DEM_VB], u0[DEM_VB], u1[DEM_VB], u2[DEM_VB];
-    PetscReal      wa0[DEM_VB], wa1[DEM_VB], wa2[DEM_VB], wb0[DEM_VB], wb1[DEM_VB], wb2[DEM_VB], imab[DEM_VB];
-    PetscReal      h0[DEM_VB], h1[DEM_VB], h2[DEM_VB], h3[DEM_VB];
-    PetscReal      F0[DEM_VB], F1[DEM_VB], F2[DEM_VB], C0[DEM_VB], C1[DEM_VB], C2[DEM_VB], SA[DEM_VB], SB[DEM_VB];
-    PetscReal      D0[DEM_VB], D1[DEM_VB], D2[DEM_VB], E0[DEM_VB], E1[DEM_VB], E2[DEM_VB], EN[DEM_VB], ES[DEM_VB];
+    DemFusedBlock  bk;
+    PetscReal *restrict d0 = bk.d0, *restrict d1 = bk.d1, *restrict d2 = bk.d2, *restrict rA = bk.rA, *restrict rB = bk.rB, *restrict u0 = bk.u0, *restrict u1 = bk.u1, *restrict u2 = bk.u2, *restrict wa0 = bk.wa0, *restrict wa1 = bk.wa1, *restrict wa2 = bk.wa2, *restrict wb0 = bk.wb0, *restrict wb1 = bk.wb1, *restrict wb2 = bk.wb2, *restrict imab = bk.imab, *restrict h0 = bk.h0, *restrict h1 = bk.h1, *restrict h2 = bk.h2, *restrict h3 = bk.h3, *restrict F0 = bk.F0, *restrict F1 = bk.F1, *restrict F2 = bk.F2, *restrict C0 = bk.C0, *restrict C1 = bk.C1, *restrict C2 = bk.C2, *restrict D0 = bk.D0, *restrict D1 = bk.D1, *restrict D2 = bk.D2, *restrict E0 = bk.E0, *restrict E1 = bk.E1, *restrict E2 = bk.E2, *restrict SA = bk.SA, *restrict SB = bk.SB, *restrict EN = bk.EN, *restrict ES = bk.ES;
 
     /* (0) the next block's second bodies requested now, a block (~1 us) before its gather and
        scatter read them: the b of a pair sits at one of a few index offsets from a (the
@@ -416,48 +491,18 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
         imab[j] = 1, h0[j] = h1[j] = h2[j] = h3[j] = 0;
       }
     }
-    /* (2) the contacts of the block, branch-free */
-    for (PetscInt j = 0; j < DEM_VB; j++) {
-      const PetscReal r2 = d0[j] * d0[j] + d1[j] * d1[j] + d2[j] * d2[j], dist = PetscSqrtReal(r2);
-      const PetscReal invd = 1.0 / (dist > 0 ? dist : 1.0), inv = dist > 0 ? invd : 0.0;
-      const PetscReal n0 = d0[j] * inv, n1 = d1[j] * inv, n2 = dist > 0 ? d2[j] * inv : 1.0;
-      const PetscReal gap = dist - (rA[j] + rB[j]), sa = rA[j] + 0.5 * gap, sb = rB[j] + 0.5 * gap;
-      const PetscReal q0 = sa * wa0[j] + sb * wb0[j], q1 = sa * wa1[j] + sb * wb1[j], q2 = sa * wa2[j] + sb * wb2[j];
-      const PetscReal vr0 = u0[j] - (q1 * n2 - q2 * n1), vr1 = u1[j] - (q2 * n0 - q0 * n2), vr2 = u2[j] - (q0 * n1 - q1 * n0);
-      const PetscReal minv = 1.0 / (imab[j] > 0 ? imab[j] : 1.0), m = imab[j] > 0 ? minv : PETSC_MAX_REAL;
-      const PetscReal gn0 = from_e ? z2 * PetscSqrtReal(kn / m) : gnc, gt0 = has_gt ? gtc : 0.5 * gn0; /* from_e: a compile-time constant */
-      const PetscReal delta = -gap;
-      /* law `hertz` (hertz a compile-time constant): springs and dashpots times
-         p = sqrt(delta r_eff), as hooke.h */
-      const PetscReal p = hertz ? PetscSqrtReal(delta * (rA[j] * rB[j] / (rA[j] + rB[j]))) : 1.0;
-      const PetscReal kne = hertz ? kn * p : kn, kte = hertz ? kt * p : kt, gn = hertz ? gn0 * p : gn0, gt = hertz ? gt0 * p : gt0;
-      const PetscReal cn = m * gn, ct = m * gt;
-      const PetscReal vn = vr0 * n0 + vr1 * n1 + vr2 * n2, fn = kne * delta - cn * vn;
-      /* friction.h: the spring rotated into the tangent plane, keeping its magnitude */
-      const PetscReal s2 = h0[j] * h0[j] + h1[j] * h1[j] + h2[j] * h2[j], sn = h0[j] * n0 + h1[j] * n1 + h2[j] * n2;
-      const PetscReal p0 = h0[j] - sn * n0, p1 = h1[j] - sn * n1, p2 = h2[j] - sn * n2, sr2 = p0 * p0 + p1 * p1 + p2 * p2;
-      const PetscReal rr0 = PetscSqrtReal(s2 / (sr2 > 0 ? sr2 : 1.0)), rr = ((s2 > 0) & (sr2 > 1e-24 * s2)) ? rr0 : 0.0;
-      const PetscReal so0 = s2 > 0 ? p0 * rr : 0.0, so1 = s2 > 0 ? p1 * rr : 0.0, so2 = s2 > 0 ? p2 * rr : 0.0;
-      const PetscReal vt0 = vr0 - vn * n0, vt1 = vr1 - vn * n1, vt2 = vr2 - vn * n2;
-      const PetscReal st0 = so0 + vt0 * dt, st1 = so1 + vt1 * dt, st2 = so2 + vt2 * dt;
-      const PetscReal fv0 = -kte * st0 - ct * vt0, fv1 = -kte * st1 - ct * vt1, fv2 = -kte * st2 - ct * vt2;
-      const PetscReal f2 = fv0 * fv0 + fv1 * fv1 + fv2 * fv2, mu = h3[j] > 0.5 ? mu_d : mu_s, flim = mu * (fn > 0 ? fn : 0.0);
-      const int       atl = f2 > flim * flim;
-      const PetscReal cl = flim / PetscSqrtReal(f2 > 0 ? f2 : 1.0), c = atl ? (flim > 0 ? cl : 0.0) : 1.0;
-      const PetscReal ft0 = atl ? c * fv0 : fv0, ft1 = atl ? c * fv1 : fv1, ft2 = atl ? c * fv2 : fv2;
-      const PetscReal cs = atl ? (kt_pos ? c : 0.0) : 1.0;
-      const PetscReal s0 = cs * st0, s1 = cs * st1, s2n = cs * st2;
-      const PetscReal es = atl ? 0.5 * kte * ((so0 + s0) * (st0 - s0) + (so1 + s1) * (st1 - s1) + (so2 + s2n) * (st2 - s2n)) : 0.0;
-      const PetscReal fdt0 = atl ? ft0 + kte * s0 : -ct * vt0, fdt1 = atl ? ft1 + kte * s1 : -ct * vt1, fdt2 = atl ? ft2 + kte * s2n : -ct * vt2;
-      const PetscReal dd0 = -cn * vn * n0 + fdt0, dd1 = -cn * vn * n1 + fdt1, dd2 = -cn * vn * n2 + fdt2;
-      F0[j] = fn * n0 + ft0, F1[j] = fn * n1 + ft1, F2[j] = fn * n2 + ft2;
-      C0[j] = n1 * ft2 - n2 * ft1, C1[j] = n2 * ft0 - n0 * ft2, C2[j] = n0 * ft1 - n1 * ft0;
-      D0[j] = dd0, D1[j] = dd1, D2[j] = dd2;
-      E0[j] = n1 * dd2 - n2 * dd1, E1[j] = n2 * dd0 - n0 * dd2, E2[j] = n0 * dd1 - n1 * dd0;
-      SA[j] = sa, SB[j] = sb;
-      h0[j] = s0, h1[j] = s1, h2[j] = s2n, h3[j] = atl ? 1.0 : 0.0;
-      EN[j] = withpe ? (hertz ? 0.4 : 0.5) * kne * delta * delta + 0.5 * kte * (s0 * s0 + s1 * s1 + s2n * s2n) : 0.0;
-      ES[j] = es;
+    /* (2) the contacts of the block, with the uniform constants if every contact of the block
+       has 1/m_a + 1/m_b equal to c1, c2 or 0 and, for law hertz, both radii r0 */
+    {
+      int uni = un->set;
+      for (PetscInt j = 0; j < DEM_VB; j++) {
+        const int live = j < nb, mok = (imab[j] == un->c2) | (imab[j] == un->c1) | (imab[j] == 0), rok = !hertz || ((rA[j] == un->r0) & (rB[j] == un->r0));
+        uni &= (!live) | (mok & rok);
+      }
+      un->nblk++;
+      un->nuni += uni;
+      if (uni) DemHookeFusedLanes(&bk, hk, un, dt, withpe, from_e, hertz, 1);
+      else DemHookeFusedLanes(&bk, hk, un, dt, withpe, from_e, hertz, 0);
     }
     /* (3) scatter, in the order of the pairs */
 #if DEM_HAVE_ISA_V4
@@ -495,9 +540,9 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
 /* the blocked loop's variants for touching pairs with (periodic) or without an image shift:
    stored energy wanted or not (withpe), gamma_n from the restitution or given, law hertz or
    hooke (periodic and hertz constants at each call); adds to the running sums of `run` */
-DEM_HOT_INLINE void DemHookeFusedSSVecRun(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const PetscReal *restrict pd, DemForceOut *out, PetscReal dt, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *run)
+DEM_HOT_INLINE void DemHookeFusedSSVecRun(const DemContactLaw_Hooke *hk, PetscInt nt, const PetscInt *restrict touch, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, const PetscReal *restrict pd, DemForceOut *out, PetscReal dt, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedUniform *un, DemFusedSums *run)
 {
-#define DEM_SSV(E, R) DemHookeFusedSSVec(hk, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, pd, out->f, out->t, out->fd, out->td, dt, periodic, E, R, hertz, v4, pf, run)
+#define DEM_SSV(E, R) DemHookeFusedSSVec(hk, nt, touch, A, B, S, tbl, hist, x, v, w, rad, im, pd, out->f, out->t, out->fd, out->td, dt, periodic, E, R, hertz, v4, pf, un, run)
   if (hk->from_e) {
     if (withpe) DEM_SSV(1, 1);
     else DEM_SSV(0, 1);
@@ -527,7 +572,7 @@ DEM_HOT_INLINE PetscInt DemHookeFusedFilterRange(PetscInt k0, PetscInt k1, const
   (ascending) order as before and the energies are summed in that order over the chunks, so the
   results do not depend on the chunk size. Adds the range's sums to `sum`.
 */
-DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, PetscInt lo, PetscInt hi, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, const int known, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedSums *sum)
+DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, PetscInt lo, PetscInt hi, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, const int known, const int periodic, int withpe, const int hertz, const int v4, const int pf, DemFusedUniform *un, DemFusedSums *sum)
 {
   DemFusedSums run = {0, 0, 0, 0};
   /* the AVX-512 filter's x_a - x_b and radii of the touching pairs (DemHookeFusedFilterKnown_V4) */
@@ -537,7 +582,7 @@ DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, Pets
   for (PetscInt c0 = lo; c0 < hi; c0 += DEM_CHUNK) {
     const PetscInt c1 = hi - c0 > DEM_CHUNK ? c0 + DEM_CHUNK : hi;
     const PetscInt m  = DemHookeFusedFilterRange(c0, c1, A, B, S, tbl, hist, x, rad, touch, was, pd, 1, known, periodic, v4, pf);
-    DemHookeFusedSSVecRun(hk, m, touch, A, B, S, tbl, hist, x, v, w, rad, im, pd, out, dt, periodic, withpe, hertz, v4, pf, &run);
+    DemHookeFusedSSVecRun(hk, m, touch, A, B, S, tbl, hist, x, v, w, rad, im, pd, out, dt, periodic, withpe, hertz, v4, pf, un, &run);
   }
   if (run.nc) { /* as a single call over the range's touching pairs would add them */
     sum->pe += run.pe;
@@ -553,7 +598,7 @@ DEM_HOT_INLINE PetscInt DemHookeFusedChunked(const DemContactLaw_Hooke *hk, Pets
   when the processor has them, with AVX2 and FMA (fused multiply-adds: about a fifth fewer
   instructions in this kernel; results differ from the baseline build in the last bits).
 */
-DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, const int pf, DemFusedSums *sum)
+DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *restrict A, const PetscInt *restrict B, const PetscInt *restrict S, PetscReal (*restrict tbl)[3], PetscReal *restrict hist, const PetscReal *restrict x, const PetscReal *restrict v, const PetscReal *restrict w, const PetscReal *restrict rad, const PetscReal *restrict im, PetscInt *restrict touch, unsigned char *restrict was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, const int v4, const int pf, DemFusedUniform *un, DemFusedSums *sum)
 {
   PetscInt nt0, nt, n0 = npair;
 
@@ -576,11 +621,11 @@ DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk,
      hertz's scaling compiled in or not */
   if (commit && withfd) {
     if (known) {
-      if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 1, withpe, 1, v4, pf, sum);
-      return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 1, withpe, 0, v4, pf, sum);
+      if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 0, withpe, 1, v4, pf, un, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 1, withpe, 1, v4, pf, un, sum);
+      return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 0, withpe, 0, v4, pf, un, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 1, 1, withpe, 0, v4, pf, un, sum);
     }
-    if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 0, withpe, 1, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 1, withpe, 1, v4, pf, sum);
-    return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 0, withpe, 0, v4, pf, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 1, withpe, 0, v4, pf, sum);
+    if (hertz) return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 0, withpe, 1, v4, pf, un, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 1, withpe, 1, v4, pf, un, sum);
+    return DemHookeFusedChunked(hk, 0, n0, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 0, withpe, 0, v4, pf, un, sum) + DemHookeFusedChunked(hk, n0, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, 0, 1, withpe, 0, v4, pf, un, sum);
   }
 #if DEM_HAVE_ISA_V4
   if (known && v4) nt0 = DemHookeFusedFilterKnown_V4(0, n0, A, B, hist, x, rad, touch, was, NULL);
@@ -608,23 +653,23 @@ DEM_HOT_INLINE PetscInt DemHookeFusedBatch_Inline(const DemContactLaw_Hooke *hk,
   return nt;
 }
 
-static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
+static PetscInt DemHookeFusedBatch_Generic(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedUniform *un, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, un, sum);
 }
 
 #if DEM_HAVE_ISA_V3
-DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
+DEM_ISA_V3 static PetscInt DemHookeFusedBatch_V3(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedUniform *un, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 0, pf, un, sum);
 }
 #endif
 
 #if DEM_HAVE_ISA_V4
 /* the AVX-512 copy: the AVX-512 filter, and the blocks of contacts eight per instruction */
-DEM_ISA_V4 __attribute__((target("prefer-vector-width=512"))) static PetscInt DemHookeFusedBatch_V4(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedSums *sum)
+DEM_ISA_V4 __attribute__((target("prefer-vector-width=512"))) static PetscInt DemHookeFusedBatch_V4(const DemContactLaw_Hooke *hk, PetscInt npair, const PetscInt *A, const PetscInt *B, const PetscInt *S, PetscReal (*tbl)[3], PetscReal *hist, const PetscReal *x, const PetscReal *v, const PetscReal *w, const PetscReal *rad, const PetscReal *im, PetscInt *touch, unsigned char *was, DemForceOut *out, PetscReal dt, int commit, int known, int withfd, int withpe, int noshift_first, int hertz, int pf, DemFusedUniform *un, DemFusedSums *sum)
 {
-  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 1, pf, sum);
+  return DemHookeFusedBatch_Inline(hk, npair, A, B, S, tbl, hist, x, v, w, rad, im, touch, was, out, dt, commit, known, withfd, withpe, noshift_first, hertz, 1, pf, un, sum);
 }
 #endif
 
@@ -682,6 +727,27 @@ static PetscErrorCode DemHookeFusedSP(const DemContactLaw_Hooke *hk, DemSim sim,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the constants of DemFusedUniform from the batch's first pair: im0 the inverse mass of its first
+   mobile body (none: set = 0), r0 the radius of its first body; each block of the blocked loop
+   checks its own contacts against them. MMDEM_NO_UNIFORM=1: never (tests/cases/fused_uniform.py
+   compares) */
+static void DemHookeFusedUniformSet(const DemPairBatch *pb, const DemBodyStore *bs, DemFusedUniform *un)
+{
+  static int      off = -1;
+  const PetscInt  a = pb->a[0], b = pb->b[0];
+  const PetscReal im0 = bs->inv_m[a] > 0 ? bs->inv_m[a] : bs->inv_m[b], r0 = bs->radius[a];
+
+  if (off < 0) off = getenv("MMDEM_NO_UNIFORM") && strcmp(getenv("MMDEM_NO_UNIFORM"), "0") ? 1 : 0;
+  un->nblk = un->nuni = 0;
+  un->set  = !off && im0 > 0 && PetscIsNormalReal(im0) && r0 > 0 && PetscIsNormalReal(r0);
+  un->c1   = im0;
+  un->c2   = im0 + im0;
+  un->m1   = un->set ? 1.0 / un->c1 : 0;
+  un->m2   = un->set ? 1.0 / un->c2 : 0;
+  un->r0   = r0;
+  un->reff = un->set ? r0 * r0 / (r0 + r0) : 0;
+}
+
 PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBatch *pb, PetscReal dt, PetscBool commit, DemForceOut *out, PetscBool *handled)
 {
   const DemContactLaw_Hooke *hk  = (const DemContactLaw_Hooke *)law->data;
@@ -720,6 +786,7 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     DemContactLaw_Hooke *hw = (DemContactLaw_Hooke *)law->data;
     PetscInt             nt;
     PetscBool            known;
+    DemFusedUniform      un;
     if (pb->n > hw->touchcap) {
       PetscCall(PetscFree(hw->touch));
       PetscCall(PetscFree(hw->was));
@@ -730,17 +797,20 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     }
     /* was[] holds the touching pairs of the last committed evaluation if it was the last
        step's on this same list (no rebuild, no generic-pipeline step, no restart in between) */
+    DemHookeFusedUniformSet(pb, bs, &un);
     known = (commit && hw->prev_valid && hw->prev_step == sim->step - 1 && hw->prev_builds == sim->nl.nbuilds && hw->prev_npair == pb->n && hw->prev_pair0 == pb->pair[0] && hw->prev_hist == sim->nl.history) ? PETSC_TRUE : PETSC_FALSE;
 #if DEM_HAVE_ISA_V4
-    if (DemIsaV4()) nt = DemHookeFusedBatch_V4(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
+    if (DemIsaV4()) nt = DemHookeFusedBatch_V4(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &un, &sum);
     else
 #endif
 #if DEM_HAVE_ISA_V3
-    if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
+    if (DemIsaV3()) nt = DemHookeFusedBatch_V3(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &un, &sum);
     else
 #endif
-      nt = DemHookeFusedBatch_Generic(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &sum);
+      nt = DemHookeFusedBatch_Generic(hk, pb->n, pb->a, pb->b, S, tbl, hist, x, v, w, bs->radius, bs->inv_m, hw->touch, hw->was, out, dt, commit ? 1 : 0, known ? 1 : 0, withfd, withpe, sim->nl.noshift_first ? 1 : 0, hk->hertz ? 1 : 0, pf, &un, &sum);
     (void)nt;
+    hw->nblk += un.nblk;
+    hw->nuni += un.nuni;
     if (commit) { /* was[] now describes this evaluation */
       hw->prev_valid  = PETSC_TRUE;
       hw->prev_step   = sim->step;
