@@ -223,8 +223,17 @@ DEM_HOT_INLINE void DemHookeFusedSS(const DemContactLaw_Hooke *hk, PetscInt nt, 
   friction.h) written branch-free: each select takes the value the scalar code's branch would
   compute (a lane's unused side may be inf or NaN and is discarded). The tail block is padded
   with harmless dummy contacts whose results are not scattered.
+  DEM_VB = 32: four 8-lane (AVX-512) or eight 4-lane (AVX2) iterations of step (2), whose chains
+  of square roots and divisions (six or more per contact, each waiting for the last) then
+  overlap in the out-of-order window; with 16 (two AVX-512 iterations) perf put a third of the
+  step's samples just after them. Session 18, Sapphire Rapids class, in-run A/B of the force
+  phase (32 against 16 alternating every 25 steps): bed-8k 0.929 0.923, chute 0.920 0.939,
+  bed-64k 0.937 0.915, bed-8k-hertz 1.017 0.991, bed-64k-hertz 0.962 1.012, MMDEM_ISA=avx2
+  bed-8k 0.954 0.961; 64 against 32: 1.03-1.09; 24 against 32: 0.99-1.01 (on a Zen 3, session
+  10, 32 against 16 with AVX2 was 1.013). The order of the pairs, so every result, does not
+  depend on it.
 */
-#define DEM_VB 16
+#define DEM_VB 32
 
 #if DEM_HAVE_ISA_V4
 /* step (3) of the blocked loop for the AVX-512 copy: each body's three components of f, t,
