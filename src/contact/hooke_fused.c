@@ -45,7 +45,13 @@ typedef struct {
   Only committed evaluations (`commit`) clear history or update was[].
 */
 #define DEM_PF_FILTER 16
-#define DEM_CHUNK     512 /* candidate pairs per chunk of the explicit step (DemHookeFusedChunked) */
+/* candidate pairs per chunk of the explicit step (DemHookeFusedChunked): each chunk's last block
+   of DEM_VB contacts is part padding, so larger chunks pad less, while the chunk's pair indices,
+   touching list and kept columns (~100 KB at 2048) still stay in the second-level cache.
+   Session 18, in-run A/B of the force phase (2048 against 512 alternating every 25 steps):
+   bed-8k 0.965 0.967, chute 0.985 0.967, bed-8k-hertz 0.972 0.968, bed-64k 0.940 0.944,
+   bed-64k-hertz 0.943 0.978; 4096 against 2048: 0.99-1.02. The chunks do not change any result */
+#define DEM_CHUNK     2048
 #define DEM_PD        (DEM_CHUNK + 8) /* stride of the AVX-512 filter's kept columns (DemHookeFusedFilterKnown_V4) */
 /* the prefetches (the filter's and the blocked loop's) are made when the bodies' columns the
    kernel reads and updates at random exceed this many bytes: measured on a Zen 3 (32 MiB L3
