@@ -114,12 +114,12 @@ static PetscErrorCode DemContactLawCriticalDt_Hooke(DemContactLaw law, PetscReal
 
 static PetscErrorCode DemContactLawDestroy_Hooke(DemContactLaw law)
 {
-  const DemContactLaw_Hooke *hk = (const DemContactLaw_Hooke *)law->data;
+  DemContactLaw_Hooke *hk = (DemContactLaw_Hooke *)law->data;
 
   PetscFunctionBegin;
   if (hk->nblk) PetscCall(PetscInfo(NULL, "law %s, fused kernel: %" PetscInt_FMT " contact blocks, %" PetscInt_FMT " with uniform masses and radii\n", hk->hertz ? "hertz" : "hooke", hk->nblk, hk->nuni));
-  PetscCall(PetscFree(((DemContactLaw_Hooke *)law->data)->touch)); /* fused kernel scratch */
-  PetscCall(PetscFree(((DemContactLaw_Hooke *)law->data)->was));
+  PetscCall(PetscFree(hk->touch)); /* fused kernel scratch */
+  PetscCall(PetscFree(hk->was));
   PetscCall(PetscFree(law->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

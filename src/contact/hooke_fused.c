@@ -509,9 +509,10 @@ DEM_HOT_INLINE void DemHookeFusedSSVec(const DemContactLaw_Hooke *hk, PetscInt n
     /* (2) the contacts of the block, with the uniform constants if every contact of the block
        has 1/m_a + 1/m_b equal to c1, c2 or 0 and, for law hertz, both radii r0 */
     {
-      int uni = un->set;
+      const PetscReal c1 = un->c1, c2 = un->c2, r0 = un->r0;
+      int             uni = un->set;
       for (PetscInt j = 0; j < DEM_VB; j++) {
-        const int live = j < nb, mok = (imab[j] == un->c2) | (imab[j] == un->c1) | (imab[j] == 0), rok = !hertz || ((rA[j] == un->r0) & (rB[j] == un->r0));
+        const int live = j < nb, mok = (imab[j] == c2) | (imab[j] == c1) | (imab[j] == 0), rok = !hertz || ((rA[j] == r0) & (rB[j] == r0));
         uni &= (!live) | (mok & rok);
       }
       un->nblk++;
