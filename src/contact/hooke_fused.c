@@ -802,7 +802,9 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
   /* the pairs of a batch are consecutive in the list: their history too */
   hist = sim->nl.history + DEM_FRICTION_HISTSIZE * pb->pair[0];
   if (pb->kb == DEM_KIND_SPHERE) {
-    const PetscInt  *S = pb->shift ? sim->nl.shiftidx + pb->pair[0] : NULL;
+    /* periodic: the pairs' image indices (neighbour.c); pb->shift is not read (forces.c passes
+       none to the fused laws: the shift vectors are made only for the generic pipeline) */
+    const PetscInt  *S = (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) ? sim->nl.shiftidx + pb->pair[0] : NULL;
     const PetscReal *x = pb->state->x, *v = pb->state->v, *w = pb->state->w;
     PetscReal        tbl[27][3];
     const int        withfd = out->fd && out->td;
