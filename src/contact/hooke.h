@@ -14,8 +14,9 @@ typedef struct {
   /* the fused kernel's sphere/sphere pairs: those touching at this evaluation (touch), and one
      byte per pair telling whether it touched at the last committed evaluation (was, valid for
      the list, step and history array recorded), so that only the pairs that came apart need
-     their history cleared (hooke_fused.c) */
-  PetscInt      *touch, touchcap;
+     their history cleared (hooke_fused.c). touch holds a chunk's pairs (DEM_CHUNK) on explicit
+     steps, a whole batch's otherwise (touchcap); was one byte per pair of the batch (wascap) */
+  PetscInt      *touch, touchcap, wascap;
   unsigned char *was;
   PetscBool      prev_valid;
   PetscInt       prev_step, prev_builds, prev_npair, prev_pair0;
