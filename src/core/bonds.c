@@ -180,7 +180,11 @@ PetscErrorCode DemBondsSetUp_Private(DemSim sim)
     PetscCall(PetscMemzero(&pb, sizeof(pb)));
     pb.ka = sim->nl.gka[gi], pb.kb = sim->nl.gkb[gi];
     pb.n = s1 - s0, pb.a = sim->nl.a + s0, pb.b = sim->nl.b + s0, pb.pair = NULL;
-    pb.shift = (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) ? sim->nl.shift + 3 * s0 : NULL;
+    if (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) {
+      const PetscReal *shift;
+      PetscCall(DemNeighbourShifts_Private(sim, &shift));
+      pb.shift = shift + 3 * s0;
+    }
     pb.sim = sim, pb.state = &st;
     PetscCall(fn(pb.ka, pb.kb, &pb, reach, cl));
   }

@@ -589,8 +589,17 @@ static PetscErrorCode DemCheckpointSerializeInto(DemSim sim, DemBuf *b)
   PetscCall(DemBufInts(b, nl->b, (size_t)nl->npairs));
   PetscCall(DemBufInts(b, nl->shiftidx, (size_t)nl->npairs));
   if (hs > 0) PetscCall(DemBufReals(b, nl->history, (size_t)hs * nl->npairs));
-  PetscCall(DemBufI64(b, nl->shift ? 1 : 0));
-  if (nl->shift) PetscCall(DemBufReals(b, nl->shift, 3 * (size_t)nl->npairs));
+  /* the shift vectors: there whenever the list had its arrays (the format's flag), made from
+     the image indices by chunks (neighbour.c), the same bytes without a whole list's worth */
+  PetscCall(DemBufI64(b, nl->a ? 1 : 0));
+  if (nl->a) {
+    PetscReal shift[3 * 512];
+    for (PetscInt k = 0; k < nl->npairs; k += 512) {
+      const PetscInt k1 = PetscMin(k + 512, nl->npairs);
+      PetscCall(DemNeighbourShiftsFill_Private(sim, k, k1, shift));
+      PetscCall(DemBufReals(b, shift, 3 * (size_t)(k1 - k)));
+    }
+  }
   PetscCall(DemBufI64(b, nl->ngroups));
   for (PetscInt g = 0; g < nl->ngroups; g++) PetscCall(DemBufI64(b, nl->gka[g]));
   for (PetscInt g = 0; g < nl->ngroups; g++) PetscCall(DemBufI64(b, nl->gkb[g]));
@@ -978,7 +987,7 @@ static PetscErrorCode DemCheckpointParsePairs(DemSim sim, const char file[], Dem
   int64_t           np, hs, has, v;
   PetscInt         *pa, *pb, *ps, ng = 0;
   PetscInt          ka[DEM_KIND_MAX * DEM_KIND_MAX], kb[DEM_KIND_MAX * DEM_KIND_MAX], gs[DEM_KIND_MAX * DEM_KIND_MAX + 1];
-  size_t            hpos, spos = 0;
+  size_t            hpos;
   PetscErrorCode    ierr;
 
   PetscFunctionBegin;
@@ -992,22 +1001,20 @@ static PetscErrorCode DemCheckpointParsePairs(DemSim sim, const char file[], Dem
   hpos = r->pos;
   if (!ierr && hs > 0) ierr = DemRdReals(r, NULL, (size_t)(hs * np), "contact history");
   if (!ierr) ierr = DemRdI64(r, &has, "image shifts");
-  if (!ierr && has) {
-    spos = r->pos;
-    ierr = DemRdReals(r, NULL, 3 * (size_t)np, "image shifts");
-  }
+  if (!ierr && has) ierr = DemRdReals(r, NULL, 3 * (size_t)np, "image shifts"); /* checked, not kept (below) */
   if (!ierr) ierr = DemCheckpointParsePairsKinds(sim, file, r, np, pa, pb, &ng, ka, kb, gs);
   if (!ierr && apply) {
     DEM_NL_REALLOC(nl->a, np);
     DEM_NL_REALLOC(nl->b, np);
     DEM_NL_REALLOC(nl->shiftidx, np);
-    DEM_NL_REALLOC(nl->pairidx, np);
-    DEM_NL_REALLOC(nl->shift, 3 * PetscMax(np, 1));
-    nl->cap    = (PetscInt)PetscMax(np, 1);
-    nl->npairs = (PetscInt)np;
-    for (PetscInt k = 0; k < nl->npairs; k++) nl->pairidx[k] = k, nl->a[k] = pa[k], nl->b[k] = pb[k], nl->shiftidx[k] = ps[k];
-    PetscCall(PetscArrayzero(nl->shift, 3 * nl->cap));
-    if (has) memcpy(nl->shift, r->p + spos, 3 * (size_t)np * sizeof(PetscReal));
+    /* the shift vectors and pair indices are made from the image indices on demand
+       (neighbour.c), as after a build: the file's shift vectors are not kept */
+    PetscCall(PetscFree(nl->pairidx));
+    PetscCall(PetscFree(nl->shift));
+    nl->shift_valid = PETSC_FALSE;
+    nl->cap         = (PetscInt)PetscMax(np, 1);
+    nl->npairs      = (PetscInt)np;
+    for (PetscInt k = 0; k < nl->npairs; k++) nl->a[k] = pa[k], nl->b[k] = pb[k], nl->shiftidx[k] = ps[k];
     if (hs > 0) {
       DEM_NL_REALLOC(nl->history, hs * PetscMax(np, 1));
       nl->histcap = (PetscInt)PetscMax(np, 1);

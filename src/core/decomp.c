@@ -991,9 +991,6 @@ static PetscErrorCode DemDecompFilterPairs(DemSim sim)
       nl->a[m]        = a;
       nl->b[m]        = b;
       nl->shiftidx[m] = nl->shiftidx[k];
-      if (nl->shift)
-        for (int j = 0; j < 3; j++) nl->shift[3 * m + j] = nl->shift[3 * k + j];
-      nl->pairidx[m] = m;
       m++;
     }
     if (m > m0) {
@@ -1003,8 +1000,10 @@ static PetscErrorCode DemDecompFilterPairs(DemSim sim)
   }
   for (PetscInt g = 0; g < ng; g++) nl->gstart[g] = start[g];
   nl->gstart[ng] = m;
-  nl->ngroups    = ng;
-  nl->npairs     = m;
+  nl->ngroups     = ng;
+  nl->npairs      = m;
+  nl->shift_valid = PETSC_FALSE; /* the kept pairs' shift vectors on demand (neighbour.c); their
+                                    indices stay the identity */
   if (hs > 0)
     for (PetscInt k = 0; k < m; k++) {
       PetscReal *h = d->hmap.cap ? DemHistoryMapGet(&d->hmap, bs->gid[nl->a[k]], bs->gid[nl->b[k]], 0) : NULL;
@@ -1962,7 +1961,9 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
   if (sim->rank == 0) {
     PetscInt gcount[DEM_KIND_MAX * DEM_KIND_MAX + 1], *grp;
     PetscCall(PetscMemzero(&sh, sizeof(sh)));
-    PetscCall(PetscMalloc5(tot + 1, &sh.a, tot + 1, &sh.b, tot + 1, &sh.shiftidx, tot + 1, &sh.pairidx, 3 * (tot + 1), &sh.shift));
+    /* no shift vectors nor pair indices: the serializer makes the shifts it writes from the
+       image indices (checkpoint.c) */
+    PetscCall(PetscMalloc3(tot + 1, &sh.a, tot + 1, &sh.b, tot + 1, &sh.shiftidx));
     PetscCall(PetscMalloc2(PetscMax(hs, 1) * (tot + nft + 1), &sh.history, tot + 1, &grp));
     PetscCall(DemHistoryMapInit(&pm, 1));
     PetscCall(PetscArrayzero(gcount, DEM_KIND_MAX * DEM_KIND_MAX + 1));
@@ -2008,16 +2009,12 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
       PetscCheck(fa && fb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "checkpoint: pair %lld-%lld refers to a body no rank owns", (long long)ga, (long long)gb);
       s                  = (PetscInt)o[2];
       sh.shiftidx[dst]   = s;
-      sh.shift[3 * dst]     = (s / 9 - 1) * (sim->hi[0] - sim->lo[0]);
-      sh.shift[3 * dst + 1] = ((s / 3) % 3 - 1) * (sim->hi[1] - sim->lo[1]);
-      sh.shift[3 * dst + 2] = (s % 3 - 1) * (sim->hi[2] - sim->lo[2]);
       for (PetscInt j = 0; j < hs; j++) sh.history[hs * dst + j] = o[5 + j];
       if (nft) {
         PetscReal pd = (PetscReal)dst;
         PetscCall(DemHistoryMapPut(&pm, ga, gb, 0, &pd));
       }
     }
-    for (PetscInt k = 0; k < tot; k++) sh.pairidx[k] = k;
     sh.npairs = sh.cap = tot;
     sh.histcap = tot + nft;
     sh.x0     = x0;
@@ -2065,7 +2062,7 @@ PetscErrorCode DemDecompSerialize_Private(DemSim sim, DemBuf *b)
     d->active = PETSC_TRUE;
     *bs = save, *nl = nlsave, sim->fd = fdsave, sim->td = tdsave, sim->fdcap = fdcapsave;
     PetscCall(ierr);
-    PetscCall(PetscFree5(sh.a, sh.b, sh.shiftidx, sh.pairidx, sh.shift));
+    PetscCall(PetscFree3(sh.a, sh.b, sh.shiftidx));
     PetscCall(PetscFree2(sh.history, grp));
     PetscCall(PetscFree2(sh.fpair, sh.fkey));
     if (sh.fmap) {

@@ -88,7 +88,10 @@ struct _DemContactLawOps {
   PetscErrorCode (*destroy)(DemContactLaw);
   /* optional: narrow phase + law + assembly in one pass over a batch of candidate pairs whose
      shape kinds the law knows (sets *handled); used by explicit steps when the contact list
-     itself is not wanted. Must give the same forces and history as the generic pipeline. */
+     itself is not wanted. Must give the same forces and history as the generic pipeline.
+     The fused op gets pb->pair pointing at the batch's first pair index only (forces.c: the
+     pairs are consecutive in the list, and the per-pair indices are made only on demand);
+     pb->shift NULL (periodic domains: the image indices sim->nl.shiftidx from that pair on). */
   PetscErrorCode (*fusedpairs)(DemContactLaw, const DemPairBatch *, PetscReal dt, PetscBool commit, DemForceOut *out, PetscBool *handled);
 };
 
@@ -177,8 +180,14 @@ typedef struct {
   PetscBool  noshift_first; /* in every group the pairs without an image shift (13) come first
                                (neighbour.c; kept by checks of restored lists): fused kernels
                                then test the shift once per group, not per pair */
-  PetscReal *shift;      /* [3 * npairs] expanded shift vectors (NULL when not periodic) */
-  PetscInt  *pairidx;    /* identity 0..npairs-1, the `pair` column of batches */
+  /* made on demand, not by the build (DemNeighbourShifts_Private, DemNeighbourPairIdx_Private,
+     the only readers): the fused laws read neither (the image index and the batch's first pair
+     index), and the two are 28 of the bytes per candidate pair (chute: 135687 pairs, capacity
+     152711, 4.3 MB; its peak RSS over 300 steps 64.4 -> 61.3 MB). Either is NULL or holds cap
+     entries: whatever reallocates the list frees them */
+  PetscReal *shift;       /* [3 * cap] the image shift vectors of shiftidx, when shift_valid */
+  PetscInt  *pairidx;     /* [cap] identity 0..cap-1, the `pair` column of batches */
+  PetscBool  shift_valid; /* shift is shiftidx's: cleared by whatever writes the pairs */
   /* positions at the last build */
   PetscReal *x0;
   PetscInt   x0cap;
@@ -213,6 +222,12 @@ PETSC_EXTERN PetscReal *DemHistoryMapGet(DemHistoryMap *, int64_t a, int64_t b, 
 PETSC_EXTERN PetscErrorCode DemHistoryMapCheckpoint_Private(DemHistoryMap *, FILE *, PetscBool write, const char what[]);
 
 PETSC_EXTERN PetscErrorCode DemNeighbourBuild_Private(DemSim, const PetscReal *x);
+/* the list's image shift vectors [3 * npairs] (made from shiftidx on first demand after each
+   change of the list) and pair indices [npairs] (the identity) */
+PETSC_EXTERN PetscErrorCode DemNeighbourShifts_Private(DemSim, const PetscReal **shift);
+/* the shift vectors of pairs [k0, k1) into a caller's buffer of 3 (k1 - k0) */
+PETSC_EXTERN PetscErrorCode DemNeighbourShiftsFill_Private(DemSim, PetscInt k0, PetscInt k1, PetscReal *shift);
+PETSC_EXTERN PetscErrorCode DemNeighbourPairIdx_Private(DemSim, const PetscInt **pair);
 /* spatial reordering of the store along a Hilbert curve at neighbour builds (src/search/sort.c) */
 #define DEM_SORT_EVERY_DEFAULT 0 /* search.sort_every when absent: off (benchmarks/settle/README.md, session 11: no gain measured on the benchmarks; serial results then stay those of the id order) */
 PETSC_EXTERN uint64_t       DemHilbertKey_Private(const uint32_t c[3], int bits);

@@ -123,6 +123,8 @@ static PetscErrorCode DemContactsDetectGroups(DemSim sim, const DemState *st, co
   DemNeighbourList *nl = &sim->nl;
   DemContactList   *cl = &sim->cl;
   PetscReal         skin = 0;
+  const PetscInt   *pair  = NULL;
+  const PetscReal  *shift = NULL;
 
   PetscFunctionBegin;
   /* narrow phase, one call per shape-kind group */
@@ -134,6 +136,10 @@ static PetscErrorCode DemContactsDetectGroups(DemSim sim, const DemState *st, co
     PetscBool    sw;
     PetscInt     s0 = nl->gstart[gi], s1 = nl->gstart[gi + 1];
     if (skip && skip[gi]) continue;
+    if (!pair) { /* made only when some group is not the fused laws' (neighbour.c) */
+      PetscCall(DemNeighbourPairIdx_Private(sim, &pair));
+      if (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) PetscCall(DemNeighbourShifts_Private(sim, &shift));
+    }
     PetscCall(DemColliderGet_Private(nl->gka[gi], nl->gkb[gi], &fn, &sw));
     PetscCall(PetscMemzero(&pb, sizeof(pb)));
     pb.ka    = nl->gka[gi];
@@ -141,8 +147,8 @@ static PetscErrorCode DemContactsDetectGroups(DemSim sim, const DemState *st, co
     pb.n     = s1 - s0;
     pb.a     = nl->a + s0;
     pb.b     = nl->b + s0;
-    pb.pair  = nl->pairidx + s0;
-    pb.shift = (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) ? nl->shift + 3 * s0 : NULL;
+    pb.pair  = pair + s0;
+    pb.shift = shift ? shift + 3 * s0 : NULL;
     pb.sim   = sim;
     pb.state = st;
     PetscCall(fn(pb.ka, pb.kb, &pb, skin, cl));
@@ -306,7 +312,6 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
   /* fused kernels: one pass per group for a single law that knows the group's shape kinds */
   PetscCall(PetscArrayzero(skip, DEM_KIND_MAX * DEM_KIND_MAX));
   if (fast && !sim->no_fused && sim->nlaw == 1 && sim->laws[0]->ops->fusedpairs && !sim->record_contacts) {
-    const PetscBool periodic = sim->periodic[0] || sim->periodic[1] || sim->periodic[2];
     for (PetscInt gi = 0; gi < nl->ngroups; gi++) {
       DemPairBatch pb;
       PetscInt     s0 = nl->gstart[gi], s1 = nl->gstart[gi + 1];
@@ -316,8 +321,10 @@ static PetscErrorCode DemForcesCompute_Internal(DemSim sim, const DemState *st, 
       pb.n     = s1 - s0;
       pb.a     = nl->a + s0;
       pb.b     = nl->b + s0;
-      pb.pair  = nl->pairidx + s0;
-      pb.shift = periodic ? nl->shift + 3 * s0 : NULL;
+      /* the first pair's index only, and no shift vectors (demimpl.h, fusedpairs): neither
+         per-pair array is made for the fused laws */
+      pb.pair  = &s0;
+      pb.shift = NULL;
       pb.sim   = sim;
       pb.state = st;
       PetscCall((*sim->laws[0]->ops->fusedpairs)(sim->laws[0], &pb, sim->dt, commit, out, &skip[gi]));

@@ -1102,8 +1102,10 @@ static PetscErrorCode DemSimCheckOverlaps(DemSim sim)
 {
   DemBodyStore *bs = &sim->bodies;
   DemState      st = {bs->x, bs->v, bs->w, bs->q};
+  PetscReal    *shift = NULL; /* one chunk's shift vectors (periodic): not the whole list's */
 
   PetscFunctionBegin;
+  if (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) PetscCall(PetscMalloc1(3 * DEM_OVERLAP_CHUNK, &shift));
   /* the pairs in chunks of at most DEM_OVERLAP_CHUNK, each chunk's contacts checked before the
      next: the contact list holds one chunk's contacts, not the whole packing's */
   for (PetscInt gi = 0; gi < sim->nl.ngroups; gi++)
@@ -1116,7 +1118,8 @@ static PetscErrorCode DemSimCheckOverlaps(DemSim sim)
       PetscCall(PetscMemzero(&pb, sizeof(pb)));
       pb.ka = sim->nl.gka[gi], pb.kb = sim->nl.gkb[gi];
       pb.n = s1 - s0, pb.a = sim->nl.a + s0, pb.b = sim->nl.b + s0, pb.pair = NULL;
-      pb.shift = (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) ? sim->nl.shift + 3 * s0 : NULL;
+      if (shift) PetscCall(DemNeighbourShiftsFill_Private(sim, s0, s1, shift));
+      pb.shift = shift;
       pb.sim = sim, pb.state = &st;
       sim->cl.n = 0;
       PetscCall(fn(pb.ka, pb.kb, &pb, 0, &sim->cl));
@@ -1135,6 +1138,7 @@ static PetscErrorCode DemSimCheckOverlaps(DemSim sim)
           PetscCall(DemNodeGet(node, "list", &lst));
           if (lst) PetscCall(DemNodeSeqItem(lst, (PetscInt)bs->gid[body] - sim->setfirst[sim->bodyset[body]], &item)); /* ids are the set-up order (sort.c may have reordered the store) */
           sim->cl.n = 0;
+          PetscCall(PetscFree(shift));
           if ((bs->flags[a] | bs->flags[b]) & DEM_WALL) {
             PetscInt w = (bs->flags[a] & DEM_WALL) ? a : b;
             return DemNodeError(item ? item : node, "body %" PetscInt_FMT " (centre [%g, %g, %g], radius %g) overlaps wall %" PetscInt_FMT " by %g m at the start; move it to the free side of the wall", (PetscInt)bs->gid[body], (double)bs->x[3 * body], (double)bs->x[3 * body + 1], (double)bs->x[3 * body + 2], (double)bs->radius[body], (PetscInt)bs->gid[w], (double)-sim->cl.gap[c]);
@@ -1144,6 +1148,7 @@ static PetscErrorCode DemSimCheckOverlaps(DemSim sim)
       }
     }
   sim->cl.n = 0;
+  PetscCall(PetscFree(shift));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -309,8 +309,10 @@ static PetscErrorCode DemTrapColour(DemSim sim, DemIntegrator_Trapezoid *tz, Pet
   const PetscInt    nb = bs->n + bs->nghost, nbond = sim->bonds ? sim->bonds->n : 0;
   const PetscBool   per = (sim->periodic[0] || sim->periodic[1] || sim->periodic[2]) ? PETSC_TRUE : PETSC_FALSE;
   PetscInt          ne = 0;
+  const PetscReal  *shift = NULL;
 
   PetscFunctionBegin;
+  if (per) PetscCall(DemNeighbourShifts_Private(sim, &shift));
   for (PetscInt i = 0; i < nb; i++) tz->deg[i] = 0;
   for (PetscInt pass = 0; pass < 2; pass++) {
     if (pass == 1) {
@@ -329,7 +331,7 @@ static PetscErrorCode DemTrapColour(DemSim sim, DemIntegrator_Trapezoid *tz, Pet
       if (!bond) {
         PetscReal d2 = 0, sa = 0, sb = 0, reach;
         for (int j = 0; j < 3; j++) {
-          PetscReal d = bs->x[3 * ia + j] - bs->x[3 * ib + j] - (per ? nl->shift[3 * k + j] : 0);
+          PetscReal d = bs->x[3 * ia + j] - bs->x[3 * ib + j] - (per ? shift[3 * k + j] : 0);
           d2 += d * d;
           sa += bs->v[3 * ia + j] * bs->v[3 * ia + j];
           sb += bs->v[3 * ib + j] * bs->v[3 * ib + j];

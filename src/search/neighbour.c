@@ -20,14 +20,13 @@ static PetscErrorCode DemNLReserve(DemNeighbourList *nl, PetscInt cap)
   PetscCall(PetscFree(nl->a));
   PetscCall(PetscFree(nl->b));
   PetscCall(PetscFree(nl->shiftidx));
-  PetscCall(PetscFree(nl->pairidx));
+  PetscCall(PetscFree(nl->pairidx)); /* made again at the new capacity on demand (below) */
   PetscCall(PetscFree(nl->shift));
   PetscCall(PetscMalloc1(cap, &nl->a));
   PetscCall(PetscMalloc1(cap, &nl->b));
   PetscCall(PetscMalloc1(cap, &nl->shiftidx));
-  PetscCall(PetscMalloc1(cap, &nl->pairidx));
-  PetscCall(PetscMalloc1(3 * cap, &nl->shift));
-  nl->cap = cap;
+  nl->cap         = cap;
+  nl->shift_valid = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -46,6 +45,65 @@ PetscErrorCode DemNeighbourFree_Private(DemNeighbourList *nl)
   PetscCall(PetscFree4(nl->pb.a, nl->pb.b, nl->pb.s, nl->pb.g));
   PetscCall(DemNeighbourFeatureFree_Private(nl));
   PetscCall(PetscMemzero(nl, sizeof(*nl)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The image shift vectors of the pairs [k0, k1) into shift[0 .. 3 (k1 - k0)), from their image
+  indices: the expression the build had (L the box lengths), so the same values to the bit. By
+  chunks where a whole list's worth would be made for one pass only (sim.c's overlap check at
+  set-up, checkpoint.c), so that no moment holds them all.
+*/
+PetscErrorCode DemNeighbourShiftsFill_Private(DemSim sim, PetscInt k0, PetscInt k1, PetscReal *shift)
+{
+  const PetscInt *si = sim->nl.shiftidx;
+  PetscReal       L[3];
+
+  PetscFunctionBegin;
+  for (int d = 0; d < 3; d++) L[d] = sim->hi[d] - sim->lo[d];
+  for (PetscInt k = k0; k < k1; k++) {
+    const PetscInt s = si[k];
+    PetscReal     *o = shift + 3 * (k - k0);
+    o[0]             = (s / 9 - 1) * L[0];
+    o[1]             = ((s / 3) % 3 - 1) * L[1];
+    o[2]             = (s % 3 - 1) * L[2];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The image shift vectors of the whole list, made on the first demand after the list changed (a
+  build, decomp.c's filter, a restore), at the list's capacity: the explicit step's fused laws
+  never ask (they read shiftidx); the generic pipeline, the colliders of other shapes, bonds and
+  the trapezoid integrator do.
+*/
+PetscErrorCode DemNeighbourShifts_Private(DemSim sim, const PetscReal **shift)
+{
+  DemNeighbourList *nl = &sim->nl;
+
+  PetscFunctionBegin;
+  if (!nl->shift_valid) {
+    if (!nl->shift) PetscCall(PetscMalloc1(3 * PetscMax(nl->cap, 1), &nl->shift));
+    PetscCall(DemNeighbourShiftsFill_Private(sim, 0, nl->npairs, nl->shift));
+    nl->shift_valid = PETSC_TRUE;
+  }
+  *shift = nl->shift;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the pairs' indices, the `pair` column of the batches: the identity over the list's capacity,
+   which holds whatever the pairs are (made once per allocation of the list) */
+PetscErrorCode DemNeighbourPairIdx_Private(DemSim sim, const PetscInt **pair)
+{
+  DemNeighbourList *nl = &sim->nl;
+
+  PetscFunctionBegin;
+  if (!nl->pairidx) {
+    const PetscInt cap = PetscMax(nl->cap, 1);
+    PetscCall(PetscMalloc1(cap, &nl->pairidx));
+    for (PetscInt k = 0; k < cap; k++) nl->pairidx[k] = k;
+  }
+  *pair = nl->pairidx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -91,15 +149,16 @@ static inline PetscBool DemIsWall(const DemBodyStore *bs, PetscInt i)
   it, results are bitwise those of the whole-stencil search (chute, bed, the test suite's runs;
   the contact-dynamics solves on 1 and 2 ranks, tests/cases/mpi_cd_compat.py, depend on it at
   rounding level). A counting sort by the lower index into the list's arrays (free at this
-  point: the old list's history was taken in step 1; pairidx holds the kind pair), an insertion
-  sort of each body's few pairs, and the buffer rewritten; start (nb + 1 entries) is the
-  caller's scratch: no memory beyond what the build had before. The search put into each
-  pair's image index s (0 ... 26) the offset of the other body's (cell, image) from the cell of
-  the pair's body of lower index, in the whole stencil's z-y-x order, times 32: a pair's key is
-  that offset, then the other body's index (a cell's bodies are in ascending index in
-  cellbody[], and the cells of a run along x in ascending offset).
+  point: the old list's history was taken in step 1), an insertion sort of each body's few
+  pairs, and the buffer rewritten; start (nb + 1 entries) is the caller's scratch: no memory
+  beyond what the build had before. The search put into each pair's image index s (0 ... 26)
+  the offset of the other body's (cell, image) from the cell of the pair's body of lower index,
+  in the whole stencil's z-y-x order, times 32: a pair's key is that offset, then the other
+  body's index (a cell's bodies are in ascending index in cellbody[], and the cells of a run
+  along x in ascending offset). The pair's kind pair g rides in shiftidx too, times 1024 (s +
+  32 offset < 27 * 32): the list has no fourth array to hold it (pairidx is made on demand).
 */
-#define DEM_NB_KEY(a, b, s) ((int64_t)((s) >> 5) * nb + ((a) < (b) ? (b) : (a)))
+#define DEM_NB_KEY(a, b, s) ((int64_t)(((s) >> 5) & 31) * nb + ((a) < (b) ? (b) : (a)))
 static PetscErrorCode DemNeighbourOrderPairs(DemNeighbourList *nl, DemPairBuf *pb, PetscInt nb, PetscInt *start)
 {
   const PetscInt n = pb->n;
@@ -111,22 +170,22 @@ static PetscErrorCode DemNeighbourOrderPairs(DemNeighbourList *nl, DemPairBuf *p
   for (PetscInt i = 0; i < nb; i++) start[i + 1] += start[i];
   for (PetscInt k = 0; k < n; k++) {
     const PetscInt e = start[PetscMin(pb->a[k], pb->b[k])]++;
-    nl->a[e] = pb->a[k], nl->b[e] = pb->b[k], nl->shiftidx[e] = pb->s[k], nl->pairidx[e] = pb->g[k];
+    nl->a[e] = pb->a[k], nl->b[e] = pb->b[k], nl->shiftidx[e] = pb->s[k] + 1024 * pb->g[k];
   }
   for (PetscInt i = nb; i > 0; i--) start[i] = start[i - 1];
   start[0] = 0;
   for (PetscInt i = 0; i < nb; i++) /* each body's pairs by their key (a few: insertion) */
     for (PetscInt e = start[i] + 1; e < start[i + 1]; e++) {
-      const PetscInt a = nl->a[e], b = nl->b[e], s = nl->shiftidx[e], g = nl->pairidx[e];
+      const PetscInt a = nl->a[e], b = nl->b[e], s = nl->shiftidx[e];
       const int64_t  key = DEM_NB_KEY(a, b, s);
       PetscInt       f   = e;
       while (f > start[i] && DEM_NB_KEY(nl->a[f - 1], nl->b[f - 1], nl->shiftidx[f - 1]) > key) {
-        nl->a[f] = nl->a[f - 1], nl->b[f] = nl->b[f - 1], nl->shiftidx[f] = nl->shiftidx[f - 1], nl->pairidx[f] = nl->pairidx[f - 1];
+        nl->a[f] = nl->a[f - 1], nl->b[f] = nl->b[f - 1], nl->shiftidx[f] = nl->shiftidx[f - 1];
         f--;
       }
-      nl->a[f] = a, nl->b[f] = b, nl->shiftidx[f] = s, nl->pairidx[f] = g;
+      nl->a[f] = a, nl->b[f] = b, nl->shiftidx[f] = s;
     }
-  for (PetscInt k = 0; k < n; k++) pb->a[k] = nl->a[k], pb->b[k] = nl->b[k], pb->s[k] = nl->shiftidx[k] & 31, pb->g[k] = nl->pairidx[k];
+  for (PetscInt k = 0; k < n; k++) pb->a[k] = nl->a[k], pb->b[k] = nl->b[k], pb->s[k] = nl->shiftidx[k] & 31, pb->g[k] = nl->shiftidx[k] >> 10;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #undef DEM_NB_KEY
@@ -150,6 +209,7 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
 
   PetscFunctionBegin;
   (void)xin;
+  nl->shift_valid = PETSC_FALSE; /* the pairs are rewritten below; their shift vectors are made on demand */
   /* 0. every search.sort_every-th build: the particles along a space-filling curve first
      (sort.c; the old pairs' indices follow their bodies) */
   if (DemSimSortDue_Private(sim)) PetscCall(DemSimSortBodies_Private(sim));
@@ -452,13 +512,6 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
     nl->shiftidx[dst]  = pbp->s[k];
   }
   nl->npairs = pbp->n;
-  for (PetscInt k = 0; k < nl->npairs; k++) {
-    PetscInt s = nl->shiftidx[k];
-    nl->pairidx[k]       = k;
-    nl->shift[3 * k]     = (s / 9 - 1) * L[0];
-    nl->shift[3 * k + 1] = ((s / 3) % 3 - 1) * L[1];
-    nl->shift[3 * k + 2] = (s % 3 - 1) * L[2];
-  }
   /* 7. history back from the map */
   if (hs > 0) {
     if (nl->npairs > nl->histcap) {

@@ -69,14 +69,16 @@ static PetscInt BruteKeys(DemSim sim, const PetscReal L[2], const PetscBool per[
 /* the list's body pairs (walls aside) as keys; the shift is x_a - x_b minus the pair's distance vector */
 static PetscInt ListKeys(DemSim sim, const PetscReal L[2], Key *keys)
 {
-  DemBodyStore *bs = &sim->bodies;
-  PetscInt      m  = 0;
+  DemBodyStore    *bs = &sim->bodies;
+  PetscInt         m  = 0;
+  const PetscReal *shift;
+  if (DemNeighbourShifts_Private(sim, &shift)) return -1; /* made on demand (neighbour.c) */
   for (PetscInt k = 0; k < sim->nl.npairs; k++) {
     const PetscInt a = sim->nl.a[k], b = sim->nl.b[k];
     Key            key;
     if ((bs->flags[a] | bs->flags[b]) & DEM_WALL) continue;
     key.a  = (long long)bs->gid[a], key.b = (long long)bs->gid[b];
-    key.sx = (int)lround(sim->nl.shift[3 * k] / L[0]), key.sy = (int)lround(sim->nl.shift[3 * k + 1] / L[1]);
+    key.sx = (int)lround(shift[3 * k] / L[0]), key.sy = (int)lround(shift[3 * k + 1] / L[1]);
     if (key.a > key.b) { /* the list orders by id: counted as a mismatch below if not */
       long long t = key.a;
       key.a = key.b, key.b = t, key.sx = -key.sx, key.sy = -key.sy;
