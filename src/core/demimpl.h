@@ -161,7 +161,7 @@ struct _p_DemIntegrator {
 /* ---- neighbour list (src/search) ---- */
 typedef struct {
   PetscInt  n, cap;
-  PetscInt *a, *b, *s, *g;
+  PetscInt *a, *b, *s; /* s: image index, stencil offset and shape-kind pair (neighbour.c) */
 } DemPairBuf; /* candidate pairs before grouping */
 
 #define DEM_NOSHIFT 13 /* the image index of no periodic shift (offsets -1, 0, +1 -> 3 x 3 x 3) */

@@ -42,7 +42,7 @@ PetscErrorCode DemNeighbourFree_Private(DemNeighbourList *nl)
   PetscCall(PetscFree(nl->x0));
   PetscCall(PetscFree(nl->cellstart));
   PetscCall(PetscFree(nl->cellbody));
-  PetscCall(PetscFree4(nl->pb.a, nl->pb.b, nl->pb.s, nl->pb.g));
+  PetscCall(PetscFree3(nl->pb.a, nl->pb.b, nl->pb.s));
   PetscCall(DemNeighbourFeatureFree_Private(nl));
   PetscCall(PetscMemzero(nl, sizeof(*nl)));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -110,29 +110,31 @@ PetscErrorCode DemNeighbourPairIdx_Private(DemSim sim, const PetscInt **pair)
 static PetscErrorCode DemPairBufGrow(DemPairBuf *pb)
 {
   PetscInt  cap = PetscMax(1024, pb->cap + pb->cap / 2);
-  PetscInt *na, *nb, *ns, *ng;
+  PetscInt *na, *nb, *ns;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc4(cap, &na, cap, &nb, cap, &ns, cap, &ng));
+  PetscCall(PetscMalloc3(cap, &na, cap, &nb, cap, &ns));
   if (pb->n) {
     PetscCall(PetscArraycpy(na, pb->a, pb->n));
     PetscCall(PetscArraycpy(nb, pb->b, pb->n));
     PetscCall(PetscArraycpy(ns, pb->s, pb->n));
-    PetscCall(PetscArraycpy(ng, pb->g, pb->n));
   }
-  PetscCall(PetscFree4(pb->a, pb->b, pb->s, pb->g));
-  pb->a = na, pb->b = nb, pb->s = ns, pb->g = ng, pb->cap = cap;
+  PetscCall(PetscFree3(pb->a, pb->b, pb->s));
+  pb->a = na, pb->b = nb, pb->s = ns, pb->cap = cap;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* s: the image index (0 ... 26), plus 32 times the search's stencil offset (below), plus
+   DEM_PB_G times the pair's shape-kind pair g (no fourth array: 4 B per candidate pair less at
+   the build's peak memory) */
+#define DEM_PB_G 1024
 static inline PetscErrorCode DemPairBufPush(DemPairBuf *pb, PetscInt a, PetscInt b, PetscInt s, PetscInt g)
 {
   PetscFunctionBegin;
   if (pb->n == pb->cap) PetscCall(DemPairBufGrow(pb)); /* rare: the buffer starts at the last build's size (below) */
   pb->a[pb->n] = a;
   pb->b[pb->n] = b;
-  pb->s[pb->n] = s;
-  pb->g[pb->n] = g;
+  pb->s[pb->n] = s + DEM_PB_G * g;
   pb->n++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -155,8 +157,8 @@ static inline PetscBool DemIsWall(const DemBodyStore *bs, PetscInt i)
   the offset of the other body's (cell, image) from the cell of the pair's body of lower index,
   in the whole stencil's z-y-x order, times 32: a pair's key is that offset, then the other
   body's index (a cell's bodies are in ascending index in cellbody[], and the cells of a run
-  along x in ascending offset). The pair's kind pair g rides in shiftidx too, times 1024 (s +
-  32 offset < 27 * 32): the list has no fourth array to hold it (pairidx is made on demand).
+  along x in ascending offset). The pair's kind pair g rides in s too, DEM_PB_G times it (s +
+  32 offset < 27 * 32 < DEM_PB_G), through the list's arrays and back (the offset taken out).
 */
 #define DEM_NB_KEY(a, b, s) ((int64_t)(((s) >> 5) & 31) * nb + ((a) < (b) ? (b) : (a)))
 static PetscErrorCode DemNeighbourOrderPairs(DemNeighbourList *nl, DemPairBuf *pb, PetscInt nb, PetscInt *start)
@@ -170,7 +172,7 @@ static PetscErrorCode DemNeighbourOrderPairs(DemNeighbourList *nl, DemPairBuf *p
   for (PetscInt i = 0; i < nb; i++) start[i + 1] += start[i];
   for (PetscInt k = 0; k < n; k++) {
     const PetscInt e = start[PetscMin(pb->a[k], pb->b[k])]++;
-    nl->a[e] = pb->a[k], nl->b[e] = pb->b[k], nl->shiftidx[e] = pb->s[k] + 1024 * pb->g[k];
+    nl->a[e] = pb->a[k], nl->b[e] = pb->b[k], nl->shiftidx[e] = pb->s[k];
   }
   for (PetscInt i = nb; i > 0; i--) start[i] = start[i - 1];
   start[0] = 0;
@@ -185,7 +187,7 @@ static PetscErrorCode DemNeighbourOrderPairs(DemNeighbourList *nl, DemPairBuf *p
       }
       nl->a[f] = a, nl->b[f] = b, nl->shiftidx[f] = s;
     }
-  for (PetscInt k = 0; k < n; k++) pb->a[k] = nl->a[k], pb->b[k] = nl->b[k], pb->s[k] = nl->shiftidx[k] & 31, pb->g[k] = nl->shiftidx[k] >> 10;
+  for (PetscInt k = 0; k < n; k++) pb->a[k] = nl->a[k], pb->b[k] = nl->b[k], pb->s[k] = (nl->shiftidx[k] & 31) + DEM_PB_G * (nl->shiftidx[k] / DEM_PB_G); /* the offset out */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #undef DEM_NB_KEY
@@ -325,9 +327,9 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
     /* 4. candidate body pairs, into a buffer sized from the last build (growing it copies) */
     pbp->n = 0;
     if (nl->npairs > 0 && pbp->cap < nl->npairs) {
-      PetscCall(PetscFree4(pbp->a, pbp->b, pbp->s, pbp->g));
+      PetscCall(PetscFree3(pbp->a, pbp->b, pbp->s));
       pbp->cap = DemGrowCap_Private(nl->npairs);
-      PetscCall(PetscMalloc4(pbp->cap, &pbp->a, pbp->cap, &pbp->b, pbp->cap, &pbp->s, pbp->cap, &pbp->g));
+      PetscCall(PetscMalloc3(pbp->cap, &pbp->a, pbp->cap, &pbp->b, pbp->cap, &pbp->s));
     }
     PetscCall(PetscMalloc1(PetscMax(3 * maxocc, 1), &cand)); /* a run of up to three cells */
     /* the positions in cell order, so that the search below reads each cell's bodies from
@@ -493,7 +495,7 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
      (stable counting sort on 2 g + shifted) */
   PetscCall(DemNLReserve(nl, pbp->n));
   PetscCall(PetscArrayzero(gcount, 2 * DEM_KIND_MAX * DEM_KIND_MAX + 1));
-  for (PetscInt k = 0; k < pbp->n; k++) gcount[2 * pbp->g[k] + (pbp->s[k] != DEM_NOSHIFT) + 1]++;
+  for (PetscInt k = 0; k < pbp->n; k++) gcount[2 * (pbp->s[k] / DEM_PB_G) + (pbp->s[k] % DEM_PB_G != DEM_NOSHIFT) + 1]++;
   for (PetscInt g = 0; g < 2 * DEM_KIND_MAX * DEM_KIND_MAX; g++) gcount[g + 1] += gcount[g];
   nl->ngroups = 0;
   for (PetscInt g = 0; g < DEM_KIND_MAX * DEM_KIND_MAX; g++) {
@@ -506,12 +508,16 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   nl->gstart[nl->ngroups] = pbp->n;
   nl->noshift_first       = PETSC_TRUE;
   for (PetscInt k = 0; k < pbp->n; k++) {
-    PetscInt dst       = gcount[2 * pbp->g[k] + (pbp->s[k] != DEM_NOSHIFT)]++;
+    PetscInt dst       = gcount[2 * (pbp->s[k] / DEM_PB_G) + (pbp->s[k] % DEM_PB_G != DEM_NOSHIFT)]++;
     nl->a[dst]         = pbp->a[k];
     nl->b[dst]         = pbp->b[k];
-    nl->shiftidx[dst]  = pbp->s[k];
+    nl->shiftidx[dst]  = pbp->s[k] % DEM_PB_G;
   }
   nl->npairs = pbp->n;
+  /* the candidate buffer is done with: its memory back before the history's is taken (the
+     set-up build's peak held both) */
+  PetscCall(PetscFree3(pbp->a, pbp->b, pbp->s));
+  pbp->n = pbp->cap = 0;
   /* 7. history back from the map */
   if (hs > 0) {
     if (nl->npairs > nl->histcap) {
@@ -531,11 +537,8 @@ PetscErrorCode DemNeighbourBuild_Private(DemSim sim, const PetscReal *xin)
   }
   PetscCall(PetscFree(tstart));
   PetscCall(PetscFree2(tb, th));
-  /* the map and the candidate buffer are scratch of a build: their memory goes back (the map
-     alone holds 2-4 slots of 57 B per touching pair) */
+  /* the map is scratch of a build: its memory goes back (2-4 slots of 57 B per touching pair) */
   PetscCall(DemHistoryMapFree(&sim->hmap));
-  PetscCall(PetscFree4(pbp->a, pbp->b, pbp->s, pbp->g));
-  pbp->n = pbp->cap = 0;
   /* 8. positions at this build (x0 was sized in step 4) */
   PetscCall(PetscArraycpy(nl->x0, x, 3 * nb));
   nl->nbuilds++;
