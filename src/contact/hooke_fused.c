@@ -55,14 +55,15 @@ typedef struct {
 #define DEM_CHUNK     2048
 #define DEM_PD        (DEM_CHUNK + 8) /* stride of the AVX-512 filter's kept columns (DemHookeFusedFilterKnown_V4) */
 /* the prefetches (the filter's and the blocked loop's) are made when the bodies' columns the
-   kernel reads and updates at random (184 B per body) exceed eight times the second-level cache
-   (sysconf; 4 MiB when it does not tell). Measured on two machines: on a Zen 3 (512 KiB L2, 32 MiB
-   L3 shared), 8000 bodies (1.5 MB, 3 L2) ran 4-6 % slower with them (their lines stay in L3 and
-   the prefetches only add instructions), 32000 (5.9 MB, 12 L2) and 64000 (11.8 MB, 23 L2) 10-30 %
-   faster (benchmarks/settle/README.md, session 12); on a Sapphire Rapids class machine (2 MiB L2,
-   300 MiB L3; session 19, in-run A/B of the force phase, without against with, alternating every
-   25 steps) the chute's 32000 bodies (3 L2) 0.958-0.970 in four runs, bed-64k (6 L2) 0.977-1.021
-   in six (neutral). MMDEM_PREFETCH=0 or 1 overrides the rule (never, always); prefetches change
+   kernel reads and updates at random (184 B per body) exceed four times the second-level cache
+   (sysconf; 4 MiB, the earlier fixed threshold, when it does not tell). Measured on two
+   machines: on a Zen 3 (512 KiB L2, 32 MiB L3 shared), 8000 bodies (1.5 MB, 3 L2) ran 4-6 %
+   slower with them (their lines stay in L3 and the prefetches only add instructions), 32000
+   (5.9 MB, 12 L2) and 64000 (11.8 MB, 23 L2) 10-30 % faster (benchmarks/settle/README.md,
+   session 12); on a Sapphire Rapids class machine (2 MiB L2, 300 MiB L3; session 19, in-run
+   A/B of the force phase, without against with, alternating every 25 steps) the chute's 32000
+   bodies (3 L2) 0.958-0.970 in four runs and 0.978, 0.991 later, bed-64k (6 L2) 0.977-1.054 in
+   ten (mean 1.012). MMDEM_PREFETCH=0 or 1 overrides the rule (never, always); prefetches change
    no value (tests/cases/fused_uniform.py) */
 static double DemHookeFusedPfMinBytes(void)
 {
@@ -70,7 +71,7 @@ static double DemHookeFusedPfMinBytes(void)
   if (lim < 0) {
     const char *e  = getenv("MMDEM_PREFETCH");
     const long  l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    lim            = l2 > 0 ? 8.0 * (double)l2 : 4.0 * 1048576;
+    lim            = l2 > 0 ? 4.0 * (double)l2 : 4.0 * 1048576;
     if (e && !strcmp(e, "0")) lim = 1e300;
     else if (e && !strcmp(e, "1")) lim = 0;
   }
@@ -810,7 +811,7 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     const int        withfd = out->fd && out->td;
     const int        withpe = !(commit && sim->skip_pe); /* pe_contact wanted (run.c, verlet.c) */
     /* software prefetch only where the columns the loop reads and updates at random (x, v, w,
-       f, t, fd, td, radius, 1/m: 184 B per body) outgrow eight second-level caches
+       f, t, fd, td, radius, 1/m: 184 B per body) outgrow four second-level caches
        (DemHookeFusedPfMinBytes) */
     const int        pf = (double)(bs->n + bs->nghost) * 184.0 > DemHookeFusedPfMinBytes();
     if (S) /* image shifts from the image index (neighbour.c): no per-pair shift vectors read */

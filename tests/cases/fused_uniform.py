@@ -102,7 +102,7 @@ for mixed in (False, True):
                 dc.check(tag + ": every block uniform", 0 if n > 0 and u == n else 1, 0, "%d of %d blocks uniform" % (u, n))
             n, u = counts["off"] or (0, -1)
             dc.check(tag + ": MMDEM_NO_UNIFORM=1 takes the general form in every block", 0 if n > 0 and u == 0 else 1, 0, "%d of %d blocks uniform" % (u, n))
-# software prefetches (hooke_fused.c, DemHookeFusedPfMinBytes: only for stores larger than eight
+# software prefetches (hooke_fused.c, DemHookeFusedPfMinBytes: only for stores larger than four
 # second-level caches, so never for these 225 bodies unless forced) change no value: with
 # MMDEM_PREFETCH=1 (prefetches in the scalar filter of the pairs with an image shift and in the
 # blocked loop) bitwise the same results
