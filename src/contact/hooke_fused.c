@@ -826,7 +826,8 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
     DemFusedUniform      un;
     /* touch[]: explicit steps (commit, fd wanted) go chunk by chunk (DemHookeFusedChunked) and
        need one chunk's touching pairs only, 8 KB instead of 4 B per pair of the list (chute,
-       136000 pairs: 0.6 MB of the peak resident memory); the other variants a batch's */
+       136000 pairs: 0.6 MB allocated, of which the pages once written stayed resident; peak
+       RSS over 300 steps 65812 -> 65584 kB); the other variants a batch's */
     const PetscInt ntouch = commit && withfd ? PetscMin(pb->n, DEM_CHUNK) : pb->n;
     if (pb->n > hw->wascap) {
       PetscCall(PetscFree(hw->was));
