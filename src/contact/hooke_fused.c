@@ -814,12 +814,10 @@ PetscErrorCode DemContactLawFusedPairs_Hooke(DemContactLaw law, const DemPairBat
        f, t, fd, td, radius, 1/m: 184 B per body) outgrow four second-level caches
        (DemHookeFusedPfMinBytes) */
     const int        pf = (double)(bs->n + bs->nghost) * 184.0 > DemHookeFusedPfMinBytes();
-    if (S) /* image shifts from the image index (neighbour.c): no per-pair shift vectors read */
-      for (int s = 0; s < 27; s++) {
-        tbl[s][0] = (s / 9 - 1) * (sim->hi[0] - sim->lo[0]);
-        tbl[s][1] = ((s / 3) % 3 - 1) * (sim->hi[1] - sim->lo[1]);
-        tbl[s][2] = (s % 3 - 1) * (sim->hi[2] - sim->lo[2]);
-      }
+    if (S) { /* image shifts from the image index (neighbour.c): no per-pair shift vectors read */
+      const PetscReal L[3] = {sim->hi[0] - sim->lo[0], sim->hi[1] - sim->lo[1], sim->hi[2] - sim->lo[2]};
+      for (int s = 0; s < 27; s++) DemImageShift_Private(s, L, tbl[s]);
+    }
     DemContactLaw_Hooke *hw = (DemContactLaw_Hooke *)law->data;
     PetscInt             nt;
     PetscBool            known;

@@ -165,6 +165,15 @@ typedef struct {
 } DemPairBuf; /* candidate pairs before grouping */
 
 #define DEM_NOSHIFT 13 /* the image index of no periodic shift (offsets -1, 0, +1 -> 3 x 3 x 3) */
+/* the periodic image shift of image index s (0 ... 26: offsets s / 9, (s / 3) % 3, s % 3 minus
+   one, times the box lengths L): the one expression of the neighbour list's shift vectors and the
+   fused laws' 27-entry table, so both give the same bits */
+static inline void DemImageShift_Private(PetscInt s, const PetscReal L[3], PetscReal o[3])
+{
+  o[0] = (s / 9 - 1) * L[0];
+  o[1] = ((s / 3) % 3 - 1) * L[1];
+  o[2] = (s % 3 - 1) * L[2];
+}
 
 typedef struct {
   PetscInt   npairs, cap;

@@ -61,13 +61,7 @@ PetscErrorCode DemNeighbourShiftsFill_Private(DemSim sim, PetscInt k0, PetscInt 
 
   PetscFunctionBegin;
   for (int d = 0; d < 3; d++) L[d] = sim->hi[d] - sim->lo[d];
-  for (PetscInt k = k0; k < k1; k++) {
-    const PetscInt s = si[k];
-    PetscReal     *o = shift + 3 * (k - k0);
-    o[0]             = (s / 9 - 1) * L[0];
-    o[1]             = ((s / 3) % 3 - 1) * L[1];
-    o[2]             = (s % 3 - 1) * L[2];
-  }
+  for (PetscInt k = k0; k < k1; k++) DemImageShift_Private(si[k], L, shift + 3 * (k - k0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
