@@ -88,6 +88,30 @@ tc = float(m.group(1))
 dtc = 2 * tc / math.pi
 runs = [("verlet", "{type: verlet, dt: auto, dt_fraction: %r}" % a.fraction, 200),
         ("newmark", "{type: newmark, dt: %r, dt_max: %r, beta: %r, gamma: %r, max_iterations: 15%s}" % (tc, 50 * dtc, a.beta, a.gamma, ", " + a.newmark_keys if a.newmark_keys else ""), 5)]
+
+
+def where_ke(name, path, ke_last):
+    """the body holding most of the kinetic energy in bodies_final.csv (a finished run), with
+    its velocities and height: what keeps a pile from coming to rest"""
+    try:
+        bodies = list(csv.DictReader(open(path)))
+    except OSError:
+        return []
+    m = 2500.0 * 4.0 / 3.0 * math.pi * R ** 3  # stiff_pile.yaml.in: density 2500, radius R
+    ii = 0.4 * m * R * R
+    ke = []
+    for b in bodies:
+        v = [float(b[c]) for c in ("vx", "vy", "vz")]
+        w = [float(b[c]) for c in ("wx", "wy", "wz")]
+        ke.append((0.5 * m * sum(c * c for c in v) + 0.5 * ii * sum(c * c for c in w), b, v, w))
+    tot = sum(e[0] for e in ke)
+    if not ke or tot <= 0:
+        return []
+    e, b, v, w = max(ke, key=lambda e: e[0])
+    return ["%s: at the end %.1f %% of the KE (%.3g J; thermo's last row %.3g J) is body %s's: z = %.4g m, v = (%.2g, %.2g, %.2g) m/s, w = (%.3g, %.3g, %.3g) rad/s"
+            % (name, 100.0 * e / tot, tot, ke_last, b["id"], float(b["z"]), v[0], v[1], v[2], w[0], w[1], w[2])]
+
+
 rows = []
 extra = []  # the first rows below 1e-4 and 1e-6 of the peak (a pile that keeps rolling may never reach --rest)
 for name, integ, every in runs:
@@ -129,6 +153,12 @@ for name, integ, every in runs:
         # CPU up to the row: verlet's steps cost the same (its step share); newmark's by its wall share
         share = (float(r["wall_s"]) / float(last["wall_s"]) if float(last["wall_s"]) > 0 else 1) if "newton_total" in r else float(r["step"]) / float(last["step"])
         extra.append("%s: KE < %g of its peak from t = %.4f s, step %s, newton_its %s, ksp_its %s, cpu ~%.1f s" % (name, thr, float(r["time"]), r["step"], r.get("newton_total", "-"), r.get("ksp_total", "-"), cpu * share))
+    # translational KE alone: a sphere spinning about the normal of its only contact (on the
+    # floor) keeps its spin, since the laws have no twisting torque; that KE then never decays
+    kt = [float(r["ke_trans"]) for r in th]
+    k = next((k for k in range(len(th)) if all(x < a.rest * peak for x in kt[k:])), None)
+    extra.append("%s: translational KE < %g of the peak (of the total KE): %s" % (name, a.rest, "from t = %.4f s, step %s" % (float(th[k]["time"]), th[k]["step"]) if k is not None else "not reached by t = %s" % last["time"]))
+    extra += where_ke(name, os.path.join(out, "bodies_final.csv"), ke[-1])
     if rest is None or rc != 0:
         rows.append((name, "--", last["step"], last.get("newton_total", "-"), last.get("ksp_total", "-"), last["wall_s"], "%.1f" % cpu, "--", last["time"], kend, rc))
     else:
