@@ -162,6 +162,7 @@ struct _p_DemIntegrator {
 typedef struct {
   PetscInt  n, cap;
   PetscInt *a, *b, *s; /* s: image index, stencil offset and shape-kind pair (neighbour.c) */
+  PetscBool lent;      /* a, b, s lie in the history array, dead during a build (neighbour.c) */
 } DemPairBuf; /* candidate pairs before grouping */
 
 #define DEM_NOSHIFT 13 /* the image index of no periodic shift (offsets -1, 0, +1 -> 3 x 3 x 3) */
