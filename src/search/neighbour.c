@@ -11,6 +11,7 @@
   (gid_a, gid_b, feature) map only at rebuilds.
 */
 #include "demimpl.h"
+
 static PetscErrorCode DemNLReserve(DemNeighbourList *nl, PetscInt cap)
 {
   PetscFunctionBegin;
