@@ -1884,6 +1884,17 @@ static PetscErrorCode DemNmInitialAcceleration(DemIntegrator_Newmark *nm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a body's expected displacement in a step of h from i, h |v| + h^2 |acc| / 2 (000 section
+   2.6.3): the neighbour list's margin (DemIntegratorStep_Newmark) and the near pattern's */
+static inline PetscReal DemNmReach(const DemIntegrator_Newmark *nm, PetscInt i, PetscReal h)
+{
+  const PetscReal *v = nm->sim->bodies.v + 3 * i, *g = nm->acc + 3 * i;
+  PetscReal        v2 = 0, a2 = 0;
+
+  for (int k = 0; k < 3; k++) v2 += PetscSqr(v[k]), a2 += PetscSqr(g[k]);
+  return h * PetscSqrtReal(v2) + 0.5 * h * h * PetscSqrtReal(a2);
+}
+
 /* the nonzero pattern of the Jacobian, fixed at its creation: a zero block for every body, bond
    and pair of the neighbour list (`jacobian_pattern: list`, made at each build of the list), or
    (`near`, the default on one rank, made at the start of each step) of the pairs that may touch
@@ -1903,12 +1914,10 @@ static PetscErrorCode DemNmJacobianPattern(DemIntegrator_Newmark *nm, PetscBool 
   DemNeighbourList *nl = &sim->nl;
   DemBodyStore     *bs = &sim->bodies;
   const PetscInt   nbond = sim->bonds ? sim->bonds->n : 0;
-  const PetscReal  h = nm->h;
-  const PetscReal *shift = NULL;
+  const PetscReal  h = nm->h, L[3] = {sim->hi[0] - sim->lo[0], sim->hi[1] - sim->lo[1], sim->hi[2] - sim->lo[2]};
   PetscReal        zero[36] = {0};
 
   PetscFunctionBegin;
-  if (near) PetscCall(DemNeighbourShifts_Private(sim, &shift));
   for (PetscInt i = 0; i < nm->nb; i++)
     if (nm->row[i] >= 0) PetscCall(MatSetValuesBlocked(nm->J, 1, &nm->row[i], 1, &nm->row[i], zero, ADD_VALUES));
   for (PetscInt k = 0; k < nl->npairs + nbond; k++) {
@@ -1917,15 +1926,10 @@ static PetscErrorCode DemNmJacobianPattern(DemIntegrator_Newmark *nm, PetscBool 
     const PetscInt ra = nm->row[a], rb = nm->row[b];
     if (ra < 0 || rb < 0 || ra == rb) continue;
     if (near && k < nl->npairs && sim->shapes[bs->shape[a]]->kind == DEM_KIND_SPHERE && sim->shapes[bs->shape[b]]->kind == DEM_KIND_SPHERE) {
-      PetscReal d2 = 0, reach = 0;
-      for (int j = 0; j < 3; j++) d2 += PetscSqr(bs->x[3 * a + j] - bs->x[3 * b + j] - shift[3 * k + j]);
-      for (int e = 0; e < 2; e++) { /* h |v| + h^2 |acc| / 2 of a and of b */
-        const PetscInt i = e ? b : a;
-        PetscReal      v2 = 0, g2 = 0;
-        for (int j = 0; j < 3; j++) v2 += PetscSqr(bs->v[3 * i + j]), g2 += PetscSqr(nm->acc[3 * i + j]);
-        reach += h * PetscSqrtReal(v2) + 0.5 * h * h * PetscSqrtReal(g2);
-      }
-      if (PetscSqrtReal(d2) - bs->radius[a] - bs->radius[b] > 0.01 * (bs->radius[a] + bs->radius[b]) + 2 * reach) continue;
+      PetscReal d2 = 0, sh[3]; /* the image shift from the pair's image index: no whole-list shift vectors */
+      DemImageShift_Private(nl->shiftidx[k], L, sh);
+      for (int j = 0; j < 3; j++) d2 += PetscSqr(bs->x[3 * a + j] - bs->x[3 * b + j] - sh[j]);
+      if (PetscSqrtReal(d2) - bs->radius[a] - bs->radius[b] > 0.01 * (bs->radius[a] + bs->radius[b]) + 2 * (DemNmReach(nm, a, h) + DemNmReach(nm, b, h))) continue;
     }
     PetscCall(MatSetValuesBlocked(nm->J, 1, &ra, 1, &rb, zero, ADD_VALUES));
     PetscCall(MatSetValuesBlocked(nm->J, 1, &rb, 1, &ra, zero, ADD_VALUES));
@@ -2146,10 +2150,8 @@ static PetscErrorCode DemIntegratorStep_Newmark(DemIntegrator ig, DemSim sim, Pe
   if (!nm->accvalid) PetscCall(DemNmInitialAcceleration(nm));
   /* the neighbour list must hold for the expected displacement of the step (000 2.6.3) */
   for (PetscInt i = 0; i < bs->n; i++) { /* MPI: the owned bodies, then over the ranks */
-    PetscReal v2 = 0, a2 = 0;
     if (nm->row[i] < 0 && !(bs->flags[i] & DEM_PRESCRIBED)) continue;
-    for (int k = 0; k < 3; k++) v2 += PetscSqr(bs->v[3 * i + k]), a2 += PetscSqr(nm->acc[3 * i + k]);
-    reach = PetscMax(reach, h * PetscSqrtReal(v2) + 0.5 * h * h * PetscSqrtReal(a2));
+    reach = PetscMax(reach, DemNmReach(nm, i, h));
   }
   if (nm->mpi) PetscCall(DemNmMPIMax_Private(nm->mpi, &reach));
   PetscCall(DemSimUpdateNeighbours(sim, NULL, PETSC_FALSE));
